@@ -1,0 +1,147 @@
+package io.tandem.core;
+
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.regex.Pattern;
+
+/**
+ * The headers an event carries besides its payload: W3C trace context, tenant and correlation
+ * id, plus any application keys. Immutable; stored as a JSON object in the outbox's {@code
+ * headers} column and mapped to CloudEvents extensions on the wire.
+ *
+ * <pre>{@code
+ * EventHeaders h = EventHeaders.builder()
+ *     .traceparent("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
+ *     .tenant("acme")
+ *     .correlationId("checkout-42")
+ *     .build();
+ * }</pre>
+ */
+public final class EventHeaders {
+  /** W3C trace context: {@code version-traceid-parentid-flags}. */
+  public static final String TRACEPARENT = "traceparent";
+  /** W3C trace context vendor state. */
+  public static final String TRACESTATE = "tracestate";
+  /** The tenant the event belongs to, for routing and policy. */
+  public static final String TENANT = "tenant";
+  /** Ties together every event of one business transaction (a saga, a choreography). */
+  public static final String CORRELATION_ID = "correlationid";
+
+  /** No headers. */
+  public static final EventHeaders EMPTY = new EventHeaders(Map.of());
+
+  private static final Pattern KEY = Pattern.compile("[a-z0-9]{1,20}");
+  private static final Pattern TRACEPARENT_FORMAT =
+      Pattern.compile("[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}");
+
+  private final Map<String, String> values;
+
+  private EventHeaders(Map<String, String> values) {
+    this.values = Collections.unmodifiableMap(new LinkedHashMap<>(values));
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * Headers from a plain map (as read back from the outbox). Keys must be lowercase letters and
+   * digits, at most 20 characters (the CloudEvents extension-name rule), so that they travel
+   * unchanged on every transport.
+   */
+  public static EventHeaders of(Map<String, String> values) {
+    Builder b = builder();
+    values.forEach(b::put);
+    return b.build();
+  }
+
+  public Optional<String> get(String key) {
+    return Optional.ofNullable(values.get(key));
+  }
+
+  public Optional<String> traceparent() {
+    return get(TRACEPARENT);
+  }
+
+  public Optional<String> tracestate() {
+    return get(TRACESTATE);
+  }
+
+  public Optional<String> tenant() {
+    return get(TENANT);
+  }
+
+  public Optional<String> correlationId() {
+    return get(CORRELATION_ID);
+  }
+
+  /** All headers, in insertion order; unmodifiable. */
+  public Map<String, String> asMap() {
+    return values;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof EventHeaders other && values.equals(other.values);
+  }
+
+  @Override
+  public int hashCode() {
+    return values.hashCode();
+  }
+
+  @Override
+  public String toString() {
+    return values.toString();
+  }
+
+  /** Builds {@link EventHeaders}; validates keys and the traceparent format. */
+  public static final class Builder {
+    private final Map<String, String> values = new LinkedHashMap<>();
+
+    private Builder() {}
+
+    public Builder traceparent(String traceparent) {
+      return put(TRACEPARENT, traceparent);
+    }
+
+    public Builder tracestate(String tracestate) {
+      return put(TRACESTATE, tracestate);
+    }
+
+    public Builder tenant(String tenant) {
+      return put(TENANT, tenant);
+    }
+
+    public Builder correlationId(String correlationId) {
+      return put(CORRELATION_ID, correlationId);
+    }
+
+    /** Adds any header; {@code key} must match {@code [a-z0-9]{1,20}}. */
+    public Builder put(String key, String value) {
+      if (key == null || !KEY.matcher(key).matches()) {
+        throw new InvalidEventException(
+            "headers",
+            "key '" + key + "' is not allowed: use 1 to 20 lowercase letters or digits "
+                + "(CloudEvents extension names), e.g. 'correlationid'");
+      }
+      if (value == null || value.isBlank()) {
+        throw new InvalidEventException("headers", "value of '" + key + "' must not be blank");
+      }
+      if (key.equals(TRACEPARENT) && !TRACEPARENT_FORMAT.matcher(value).matches()) {
+        throw new InvalidEventException(
+            "headers",
+            "traceparent '" + value + "' is not W3C trace context "
+                + "(expected 00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>)");
+      }
+      values.put(key, value);
+      return this;
+    }
+
+    public EventHeaders build() {
+      return values.isEmpty() ? EMPTY : new EventHeaders(values);
+    }
+  }
+}

@@ -1,0 +1,48 @@
+package io.tandem.core.internal;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/** The one Jackson mapper of Tandem, configured strictly (no trailing tokens). */
+public final class Json {
+  private static final ObjectMapper MAPPER =
+      new ObjectMapper().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+  private static final TypeReference<LinkedHashMap<String, String>> STRING_MAP =
+      new TypeReference<>() {};
+
+  private Json() {}
+
+  public static ObjectMapper mapper() {
+    return MAPPER;
+  }
+
+  /** Parses a JSON document; throws {@link JsonProcessingException} with the parser's reason. */
+  public static JsonNode parse(String text) throws JsonProcessingException {
+    return MAPPER.readTree(text);
+  }
+
+  public static String write(Object value) {
+    try {
+      return MAPPER.writeValueAsString(value);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("cannot serialize " + value.getClass().getName(), e);
+    }
+  }
+
+  /** Reads a JSON object of string values, as stored in the outbox's {@code headers} column. */
+  public static Map<String, String> readStringMap(String text) {
+    if (text == null || text.isBlank()) {
+      return Map.of();
+    }
+    try {
+      return MAPPER.readValue(text, STRING_MAP);
+    } catch (JsonProcessingException e) {
+      throw new IllegalArgumentException("headers are not a JSON object of strings: " + text, e);
+    }
+  }
+}

@@ -1,0 +1,56 @@
+package io.tandem.jdbc;
+
+import io.tandem.core.TandemException;
+import java.sql.Connection;
+import java.sql.SQLException;
+import javax.sql.DataSource;
+import org.flywaydb.core.Flyway;
+import org.flywaydb.core.api.FlywayException;
+import org.flywaydb.core.api.output.MigrateResult;
+
+/**
+ * Applies Tandem's schema (outbox, inbox) to a database with Flyway, from the versioned SQL files
+ * shipped in this jar under {@code db/<dialect>/}.
+ *
+ * <p>Tandem keeps its own history table, {@value #HISTORY_TABLE}, so it never interferes with an
+ * application's own Flyway migrations in the same schema. Running it again is a no-op.
+ *
+ * <pre>{@code
+ * Migrations.migrate(dataSource);
+ * }</pre>
+ */
+public final class Migrations {
+  /** Flyway's history table for Tandem's migrations. */
+  public static final String HISTORY_TABLE = "tandem_schema_history";
+
+  private Migrations() {}
+
+  /**
+   * Brings the schema of {@code dataSource}'s current schema up to date.
+   *
+   * @return the number of migrations applied by this call (0 when already current)
+   */
+  public static int migrate(DataSource dataSource) {
+    Dialect dialect;
+    try (Connection c = dataSource.getConnection()) {
+      dialect = Dialect.of(c);
+    } catch (SQLException e) {
+      throw new JdbcException("cannot connect to apply Tandem's migrations", e);
+    }
+    try {
+      MigrateResult result =
+          Flyway.configure(Migrations.class.getClassLoader())
+              .dataSource(dataSource)
+              .locations("classpath:db/" + dialect.name())
+              .table(HISTORY_TABLE)
+              .baselineOnMigrate(true)
+              .baselineVersion("0")
+              .loggers("slf4j")
+              .load()
+              .migrate();
+      return result.migrationsExecuted;
+    } catch (FlywayException e) {
+      throw new TandemException("applying Tandem's schema migrations failed: " + e.getMessage(), e);
+    }
+  }
+}

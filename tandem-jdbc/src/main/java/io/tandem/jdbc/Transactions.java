@@ -1,0 +1,81 @@
+package io.tandem.jdbc;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import javax.sql.DataSource;
+
+/**
+ * Runs work in one local JDBC transaction: commit when it returns, roll back when it throws.
+ *
+ * <pre>{@code
+ * long id = Transactions.inTransaction(dataSource, conn -> {
+ *   // business update ...
+ *   outbox.append(conn, event);
+ *   return orderId;
+ * });
+ * }</pre>
+ *
+ * <p>The connection's auto-commit flag is restored before it is closed (returned to its pool).
+ */
+public final class Transactions {
+  private Transactions() {}
+
+  /**
+   * Opens a connection, runs {@code work} in a transaction and commits.
+   *
+   * @throws X whatever {@code work} throws, unchanged, after the rollback
+   * @throws JdbcException when connecting, committing or rolling back fails
+   */
+  public static <T, X extends Exception> T inTransaction(
+      DataSource dataSource, TransactionWork<T, X> work) throws X {
+    try (Connection connection = dataSource.getConnection()) {
+      return inTransaction(connection, work);
+    } catch (SQLException e) {
+      throw new JdbcException("cannot obtain or close a connection", e);
+    }
+  }
+
+  /** Runs {@code work} in a transaction on an open connection that is in auto-commit mode. */
+  public static <T, X extends Exception> T inTransaction(
+      Connection connection, TransactionWork<T, X> work) throws X {
+    boolean autoCommit = setAutoCommit(connection, false);
+    try {
+      T result = work.execute(connection);
+      commit(connection);
+      return result;
+    } catch (Throwable t) {
+      rollback(connection, t);
+      throw t;
+    } finally {
+      setAutoCommit(connection, autoCommit);
+    }
+  }
+
+  private static boolean setAutoCommit(Connection connection, boolean value) {
+    try {
+      boolean previous = connection.getAutoCommit();
+      if (previous != value) {
+        connection.setAutoCommit(value);
+      }
+      return previous;
+    } catch (SQLException e) {
+      throw new JdbcException("cannot set auto-commit to " + value, e);
+    }
+  }
+
+  private static void commit(Connection connection) {
+    try {
+      connection.commit();
+    } catch (SQLException e) {
+      throw new JdbcException("commit failed; the transaction's outcome is unknown", e);
+    }
+  }
+
+  private static void rollback(Connection connection, Throwable cause) {
+    try {
+      connection.rollback();
+    } catch (SQLException e) {
+      cause.addSuppressed(e);
+    }
+  }
+}

@@ -1,0 +1,125 @@
+package io.tandem.outbox;
+
+import io.tandem.core.Event;
+import io.tandem.core.TandemException;
+import io.tandem.core.internal.Json;
+import io.tandem.jdbc.Dialect;
+import io.tandem.jdbc.JdbcException;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.util.List;
+
+/**
+ * Appends events to the outbox table inside the caller's open transaction.
+ *
+ * <p>{@link #append} never opens, commits or rolls back a transaction and never talks to a broker:
+ * the event row commits or rolls back together with the caller's business change. Publishing is
+ * the {@link OutboxRelay}'s job, after the commit.
+ *
+ * <pre>{@code
+ * Outbox outbox = Outbox.create();
+ * try (Connection conn = dataSource.getConnection()) {
+ *   conn.setAutoCommit(false);
+ *   // ... UPDATE orders SET status = 'CONFIRMED', version = 3 WHERE id = ? ...
+ *   outbox.append(conn, Event.builder()
+ *       .aggregate("Order", orderId, 3)
+ *       .eventType("OrderConfirmed")
+ *       .payload(json)
+ *       .build());
+ *   conn.commit();
+ * }
+ * }</pre>
+ *
+ * <p>Thread-safe; one instance can serve the whole application.
+ */
+public final class Outbox {
+  private final Dialect dialect;
+
+  private Outbox(Dialect dialect) {
+    this.dialect = dialect;
+  }
+
+  /** An outbox whose dialect is detected from each connection. */
+  public static Outbox create() {
+    return new Outbox(null);
+  }
+
+  /** An outbox for a known database family. */
+  public static Outbox create(Dialect dialect) {
+    if (dialect == null) {
+      throw new IllegalArgumentException("dialect must not be null; use Outbox.create() to detect");
+    }
+    return new Outbox(dialect);
+  }
+
+  /**
+   * Inserts {@code event} into the outbox as part of {@code connection}'s open transaction.
+   *
+   * @throws TandemException when the connection is in auto-commit mode (there is no transaction to
+   *     join: call {@code setAutoCommit(false)} first)
+   * @throws OutboxConflictException when the event id or the aggregate version already exists
+   * @throws JdbcException when the insert fails for another reason
+   */
+  public void append(Connection connection, Event event) {
+    appendAll(connection, List.of(event));
+  }
+
+  /** Inserts several events in one round trip, in list order, in the caller's transaction. */
+  public void appendAll(Connection connection, List<Event> events) {
+    requireOpenTransaction(connection);
+    Dialect d = dialect != null ? dialect : Dialect.of(connection);
+    try (PreparedStatement ps = connection.prepareStatement(d.outboxInsert())) {
+      for (Event e : events) {
+        ps.setObject(1, e.eventId());
+        ps.setString(2, e.aggregateType());
+        ps.setString(3, e.aggregateId());
+        ps.setLong(4, e.aggregateVersion());
+        ps.setString(5, e.eventType());
+        ps.setInt(6, e.schemaVersion());
+        ps.setString(7, e.payload());
+        ps.setString(8, Json.write(e.headers().asMap()));
+        ps.setTimestamp(9, Timestamp.from(e.occurredAt()));
+        if (events.size() > 1) {
+          ps.addBatch();
+        }
+      }
+      if (events.size() > 1) {
+        ps.executeBatch();
+      } else if (events.size() == 1) {
+        ps.executeUpdate();
+      }
+    } catch (SQLException e) {
+      SQLException cause = e.getNextException() != null ? e.getNextException() : e;
+      if (d.isUniqueViolation(cause)) {
+        throw new OutboxConflictException(
+            "the outbox already has "
+                + describe(events)
+                + ": event ids are unique and aggregate_version must grow by one per event of an"
+                + " aggregate; roll back this transaction. Cause: "
+                + cause.getMessage(),
+            cause);
+      }
+      throw new JdbcException("appending " + describe(events) + " to the outbox failed", cause);
+    }
+  }
+
+  private static String describe(List<Event> events) {
+    return events.size() == 1 ? "event " + events.get(0) : events.size() + " events";
+  }
+
+  private static void requireOpenTransaction(Connection connection) {
+    try {
+      if (connection.getAutoCommit()) {
+        throw new TandemException(
+            "Outbox.append needs the caller's open transaction, but the connection is in"
+                + " auto-commit mode: call connection.setAutoCommit(false) (or run inside your"
+                + " framework's transaction) so the event commits together with the business"
+                + " change");
+      }
+    } catch (SQLException e) {
+      throw new JdbcException("cannot read the connection's auto-commit mode", e);
+    }
+  }
+}
