@@ -28,10 +28,20 @@ public final class Transactions {
    */
   public static <T, X extends Exception> T inTransaction(
       DataSource dataSource, TransactionWork<T, X> work) throws X {
-    try (Connection connection = dataSource.getConnection()) {
-      return inTransaction(connection, work);
+    Connection connection;
+    try {
+      connection = dataSource.getConnection();
     } catch (SQLException e) {
-      throw new JdbcException("cannot obtain or close a connection", e);
+      throw new JdbcException("cannot obtain a connection", e);
+    }
+    try {
+      return inTransaction(connection, work);
+    } finally {
+      try {
+        connection.close();
+      } catch (SQLException e) {
+        // The transaction already committed or rolled back; a failed close changes neither.
+      }
     }
   }
 
