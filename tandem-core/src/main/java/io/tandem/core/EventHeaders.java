@@ -33,6 +33,15 @@ public final class EventHeaders {
   public static final EventHeaders EMPTY = new EventHeaders(Map.of());
 
   private static final Pattern KEY = Pattern.compile("[a-z0-9]{1,20}");
+
+  /**
+   * Names a header may not take: the CloudEvents context attributes and the extensions Tandem
+   * itself sets from the envelope.
+   */
+  public static final java.util.Set<String> RESERVED =
+      java.util.Set.of(
+          "id", "source", "type", "subject", "time", "data", "specversion", "datacontenttype",
+          "dataschema", "partitionkey", "sequence", "aggregatetype", "schemaversion");
   private static final Pattern TRACEPARENT_FORMAT =
       Pattern.compile("[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}");
 
@@ -126,6 +135,11 @@ public final class EventHeaders {
             "headers",
             "key '" + key + "' is not allowed: use 1 to 20 lowercase letters or digits "
                 + "(CloudEvents extension names), e.g. 'correlationid'");
+      }
+      if (RESERVED.contains(key)) {
+        throw new InvalidEventException(
+            "headers",
+            "key '" + key + "' is reserved: Tandem sets it from the envelope on every transport");
       }
       if (value == null || value.isBlank()) {
         throw new InvalidEventException("headers", "value of '" + key + "' must not be blank");

@@ -93,6 +93,8 @@ class EventTest {
     assertThatThrownBy(() -> EventHeaders.builder().put("Correlation-Id", "x"))
         .isInstanceOf(InvalidEventException.class)
         .hasMessageContaining("headers key 'Correlation-Id' is not allowed");
+    assertThatThrownBy(() -> EventHeaders.builder().put("sequence", "7"))
+        .hasMessageContaining("headers key 'sequence' is reserved");
     assertThatThrownBy(() -> EventHeaders.builder().traceparent("abc"))
         .hasMessageContaining("is not W3C trace context");
     assertThat(

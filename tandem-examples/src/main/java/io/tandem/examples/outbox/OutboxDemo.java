@@ -21,7 +21,15 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ListOffsetsResult.ListOffsetsResultInfo;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.common.TopicPartition;
 import java.util.Locale;
 import java.util.Set;
 import java.util.UUID;
@@ -46,6 +54,7 @@ import javax.sql.DataSource;
 public final class OutboxDemo {
   private static final Duration LEASE = Duration.ofSeconds(5);
   private static final Duration PUBLISH_TIMEOUT = Duration.ofSeconds(4);
+  private static final int RELAY_BATCH = 100;
 
   private final DemoSettings settings;
   private final PrintStream progress;
@@ -122,10 +131,13 @@ public final class OutboxDemo {
             })
             .build()) {
       consumer.start();
+      awaitAssignment(consumer);
+      List<Future<?>> writes = startWriters(writers, orders);
+      // Let a full batch commit first, so that the killed relay strands a whole batch.
+      awaitCommitted(Math.min(RELAY_BATCH, settings.orders()));
       OutboxRelay first = crashingOrHealthyRelay(transport, ordersDs, 1);
       relays.add(first);
       first.start();
-      List<Future<?>> writes = startWriters(writers, orders);
       for (int i = 2; i <= settings.relayCrashes(); i++) {
         awaitCrash(relays.get(relays.size() - 1));
         OutboxRelay next = crashingOrHealthyRelay(transport, ordersDs, i);
@@ -146,6 +158,7 @@ public final class OutboxDemo {
         w.get();
       }
       awaitDelivery(ordersDs, billing);
+      awaitDrained(consumer, kafka.bootstrapServers(), topic);
       relays.forEach(OutboxRelay::close);
     } finally {
       writers.shutdownNow();
@@ -174,7 +187,7 @@ public final class OutboxDemo {
         .dataSource(ds)
         .transport(transport)
         .relayId(id)
-        .batchSize(100)
+        .batchSize(RELAY_BATCH)
         .leaseDuration(LEASE)
         .publishTimeout(PUBLISH_TIMEOUT)
         .pollInterval(Duration.ofMillis(50))
@@ -196,6 +209,20 @@ public final class OutboxDemo {
       }));
     }
     return futures;
+  }
+
+  private void awaitAssignment(KafkaEventConsumer consumer) throws InterruptedException {
+    long deadline = System.nanoTime() + settings.timeout().toNanos();
+    while (consumer.assignment().isEmpty() && System.nanoTime() < deadline) {
+      TimeUnit.MILLISECONDS.sleep(20);
+    }
+  }
+
+  private void awaitCommitted(int count) throws InterruptedException {
+    long deadline = System.nanoTime() + settings.timeout().toNanos();
+    while (committed.get() < count && System.nanoTime() < deadline) {
+      TimeUnit.MILLISECONDS.sleep(5);
+    }
   }
 
   private void awaitCrash(OutboxRelay relay) throws InterruptedException {
@@ -223,6 +250,27 @@ public final class OutboxDemo {
       TimeUnit.MILLISECONDS.sleep(100);
     }
     say("timed out after %s waiting for every event to reach billing", settings.timeout());
+  }
+
+  /** Waits until the consumer handled every record on the topic, duplicates included. */
+  private void awaitDrained(KafkaEventConsumer consumer, String bootstrap, String topic)
+      throws Exception {
+    Properties p = new Properties();
+    p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    long records;
+    try (Admin admin = Admin.create(p)) {
+      Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+      for (var partition : admin.describeTopics(List.of(topic)).allTopicNames().get()
+          .get(topic).partitions()) {
+        latest.put(new TopicPartition(topic, partition.partition()), OffsetSpec.latest());
+      }
+      records = admin.listOffsets(latest).all().get().values().stream()
+          .mapToLong(ListOffsetsResultInfo::offset).sum();
+    }
+    long deadline = System.nanoTime() + settings.timeout().toNanos();
+    while (consumer.handledCount() < records && System.nanoTime() < deadline) {
+      TimeUnit.MILLISECONDS.sleep(20);
+    }
   }
 
   private DemoReport report(

@@ -1,0 +1,194 @@
+package io.tandem.testkit.internal;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Properties;
+import kafka.server.KafkaConfig;
+import kafka.server.KafkaRaftServer;
+import kafka.tools.StorageTool;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.utils.Time;
+
+/**
+ * One Kafka node in KRaft mode, broker and controller combined, running in this JVM from the Kafka
+ * jars. It keeps its ports and log directory across {@link #stop()} and {@link #start()}, so a
+ * restart finds the data written before it.
+ *
+ * <p>Uses Kafka's internal Scala classes ({@code kafka.tools.StorageTool}, {@code
+ * kafka.server.KafkaRaftServer}); check them when upgrading Kafka.
+ */
+public final class KraftNode {
+
+  private static final int NODE_ID = 1;
+
+  private final Path directory;
+  private final Map<String, String> config;
+  private final String bootstrapServers;
+  private final Duration startupTimeout;
+  private KafkaRaftServer server;
+
+  private KraftNode(
+      Path directory, Map<String, String> config, String bootstrapServers, Duration timeout) {
+    this.directory = directory;
+    this.config = config;
+    this.bootstrapServers = bootstrapServers;
+    this.startupTimeout = timeout;
+  }
+
+  /**
+   * Picks free ports, creates a temporary directory and formats its log directory as a new
+   * single-node cluster; the node is not started yet.
+   *
+   * @param overrides broker settings that replace the defaults chosen here
+   */
+  public static KraftNode format(
+      int defaultPartitions, Map<String, String> overrides, Duration startupTimeout) {
+    int[] ports = FreePorts.allocate(2);
+    String listener = "127.0.0.1:" + ports[0];
+    String controller = "127.0.0.1:" + ports[1];
+    Path directory = TemporaryDirectory.create("tandem-kafka-");
+    Map<String, String> config = new LinkedHashMap<>();
+    config.put("process.roles", "broker,controller");
+    config.put("node.id", String.valueOf(NODE_ID));
+    config.put("controller.quorum.voters", NODE_ID + "@" + controller);
+    config.put("listeners", "PLAINTEXT://" + listener + ",CONTROLLER://" + controller);
+    config.put("advertised.listeners", "PLAINTEXT://" + listener);
+    config.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+    config.put("controller.listener.names", "CONTROLLER");
+    config.put("inter.broker.listener.name", "PLAINTEXT");
+    config.put("log.dirs", directory.resolve("data").toString());
+    config.put("num.partitions", String.valueOf(defaultPartitions));
+    config.put("auto.create.topics.enable", "true");
+    config.put("default.replication.factor", "1");
+    config.put("min.insync.replicas", "1");
+    config.put("offsets.topic.replication.factor", "1");
+    config.put("offsets.topic.num.partitions", "5");
+    config.put("transaction.state.log.replication.factor", "1");
+    config.put("transaction.state.log.min.isr", "1");
+    config.put("transaction.state.log.num.partitions", "5");
+    config.put("share.coordinator.state.topic.replication.factor", "1");
+    config.put("share.coordinator.state.topic.min.isr", "1");
+    config.put("group.initial.rebalance.delay.ms", "0");
+    // The log cleaner allocates this buffer on the heap at startup; Kafka's default is 128 MiB.
+    config.put("log.cleaner.dedupe.buffer.size", String.valueOf(8 * 1024 * 1024));
+    config.put("num.network.threads", "2");
+    config.put("num.io.threads", "4");
+    config.putAll(overrides);
+    KraftNode node = new KraftNode(directory, config, listener, startupTimeout);
+    try {
+      node.formatStorage();
+    } catch (RuntimeException e) {
+      TemporaryDirectory.delete(directory);
+      throw e;
+    }
+    return node;
+  }
+
+  /** Returns the {@code host:port} clients connect to. */
+  public String bootstrapServers() {
+    return bootstrapServers;
+  }
+
+  /** Returns the directory holding the configuration and the log directory. */
+  public Path directory() {
+    return directory;
+  }
+
+  /** Starts the node, if stopped, and waits until it answers clients. */
+  public synchronized void start() {
+    if (server != null) {
+      return;
+    }
+    KafkaRaftServer starting = new KafkaRaftServer(new KafkaConfig(config, false), Time.SYSTEM);
+    try {
+      starting.startup();
+      server = starting;
+      ClusterReadiness.await(bootstrapServers, startupTimeout);
+    } catch (RuntimeException e) {
+      server = null;
+      try {
+        shutdown(starting);
+      } catch (RuntimeException shutdownFailure) {
+        e.addSuppressed(shutdownFailure);
+      }
+      throw new IllegalStateException(
+          "Embedded Kafka broker at "
+              + bootstrapServers
+              + " did not start: "
+              + e.getMessage()
+              + ". Its log directory is "
+              + directory
+              + "; the broker logs through SLF4J under 'kafka' and 'org.apache.kafka'.",
+          e);
+    }
+  }
+
+  /** Stops the node, if running, and waits until it has released its ports and files. */
+  public synchronized void stop() {
+    if (server == null) {
+      return;
+    }
+    KafkaRaftServer stopping = server;
+    server = null;
+    shutdown(stopping);
+  }
+
+  /** Returns whether the node is running. */
+  public synchronized boolean running() {
+    return server != null;
+  }
+
+  /** Stops the node and deletes its directory. */
+  public synchronized void destroy() {
+    try {
+      stop();
+    } finally {
+      TemporaryDirectory.delete(directory);
+    }
+  }
+
+  private static void shutdown(KafkaRaftServer server) {
+    server.shutdown();
+    server.awaitShutdown();
+  }
+
+  private void formatStorage() {
+    Path configFile = directory.resolve("server.properties");
+    Properties properties = new Properties();
+    properties.putAll(config);
+    try (Writer writer = Files.newBufferedWriter(configFile, StandardCharsets.UTF_8)) {
+      properties.store(writer, "Written by tandem-testkit to format the KRaft log directory");
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot write Kafka configuration " + configFile, e);
+    }
+    String[] arguments = {
+      "format", "--cluster-id", Uuid.randomUuid().toString(), "--config", configFile.toString()
+    };
+    ByteArrayOutputStream output = new ByteArrayOutputStream();
+    int exitCode;
+    try (PrintStream printer = new PrintStream(output, true, StandardCharsets.UTF_8)) {
+      exitCode = StorageTool.execute(arguments, printer);
+    } catch (RuntimeException e) {
+      throw new IllegalStateException(
+          "Cannot format the Kafka log directory in " + directory + ": " + e.getMessage(), e);
+    }
+    if (exitCode != 0) {
+      throw new IllegalStateException(
+          "Formatting the Kafka log directory in "
+              + directory
+              + " failed with exit code "
+              + exitCode
+              + ": "
+              + output.toString(StandardCharsets.UTF_8).strip());
+    }
+  }
+}
