@@ -20,29 +20,47 @@ import picocli.CommandLine.Option;
     })
 final class DemoCommand implements Callable<Integer> {
 
-  @Option(names = "--orders", defaultValue = "1000", description = "Orders to confirm (default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--orders",
+      defaultValue = "1000",
+      description = "Orders to confirm (default ${DEFAULT-VALUE}).")
   int orders;
 
-  @Option(names = "--writers", defaultValue = "4", description = "Concurrent writers (default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--writers",
+      defaultValue = "4",
+      description = "Concurrent writers (default ${DEFAULT-VALUE}).")
   int writers;
 
-  @Option(names = "--relays", defaultValue = "2", description = "Healthy relay instances (default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--relays",
+      defaultValue = "2",
+      description = "Healthy relay instances (default ${DEFAULT-VALUE}).")
   int relays;
 
-  @Option(names = "--relay-crashes", defaultValue = "1",
+  @Option(
+      names = "--relay-crashes",
+      defaultValue = "1",
       description = "Relays killed after the ack, before marking (default ${DEFAULT-VALUE}).")
   int relayCrashes;
 
-  @Option(names = "--jdbc-url", defaultValue = "${env:TANDEM_JDBC_URL}",
-      description = "External PostgreSQL (default: TANDEM_JDBC_URL, else embedded). The demo"
-          + " creates and drops its own databases there.")
+  @Option(
+      names = "--jdbc-url",
+      defaultValue = "${env:TANDEM_JDBC_URL}",
+      description =
+          "External PostgreSQL (default: TANDEM_JDBC_URL, else embedded). The demo"
+              + " creates and drops its own databases there.")
   String jdbcUrl;
 
-  @Option(names = "--kafka-bootstrap", defaultValue = "${env:TANDEM_KAFKA_BOOTSTRAP}",
+  @Option(
+      names = "--kafka-bootstrap",
+      defaultValue = "${env:TANDEM_KAFKA_BOOTSTRAP}",
       description = "External Kafka (default: TANDEM_KAFKA_BOOTSTRAP, else embedded).")
   String kafkaBootstrap;
 
-  @Option(names = "--timeout", defaultValue = "PT3M",
+  @Option(
+      names = "--timeout",
+      defaultValue = "PT3M",
       description = "How long to wait for delivery, ISO-8601 (default ${DEFAULT-VALUE}).",
       converter = DurationConverter.class)
   Duration timeout;
@@ -52,8 +70,15 @@ final class DemoCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    DemoSettings settings = new DemoSettings(orders, writers, relays, relayCrashes,
-        blankToNull(jdbcUrl), blankToNull(kafkaBootstrap), timeout);
+    DemoSettings settings =
+        new DemoSettings(
+            orders,
+            writers,
+            relays,
+            relayCrashes,
+            blankToNull(jdbcUrl),
+            blankToNull(kafkaBootstrap),
+            timeout);
     DemoReport report = new OutboxDemo(settings, System.err).run();
     System.out.print(json ? report.toJson() + System.lineSeparator() : report.toTable());
     return report.ok() ? 0 : 1;

@@ -18,10 +18,14 @@ final class DurationConverter implements CommandLine.ITypeConverter<Duration> {
       }
       long n = Long.parseLong(v.substring(0, v.length() - 1));
       switch (v.charAt(v.length() - 1)) {
-        case 's': return Duration.ofSeconds(n);
-        case 'm': return Duration.ofMinutes(n);
-        case 'h': return Duration.ofHours(n);
-        default: break;
+        case 's':
+          return Duration.ofSeconds(n);
+        case 'm':
+          return Duration.ofMinutes(n);
+        case 'h':
+          return Duration.ofHours(n);
+        default:
+          break;
       }
     } catch (NumberFormatException | DateTimeParseException | StringIndexOutOfBoundsException e) {
       // fall through to the error below

@@ -1,5 +1,6 @@
 package io.tandem.cli;
 
+import io.tandem.core.TandemException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -15,10 +16,25 @@ public final class TandemCommand implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   public static void main(String[] args) {
-    int code = new CommandLine(new TandemCommand())
-        .setCaseInsensitiveEnumValuesAllowed(true)
-        .execute(args);
+    int code =
+        new CommandLine(new TandemCommand())
+            .setCaseInsensitiveEnumValuesAllowed(true)
+            .setExecutionExceptionHandler(TandemCommand::report)
+            .execute(args);
     System.exit(code);
+  }
+
+  /**
+   * Bad input and Tandem's own errors are reported as one line, exit status 2; anything else is a
+   * bug and shows its stack trace. {@code TANDEM_DEBUG=1} shows the trace for everything.
+   */
+  private static int report(Exception e, CommandLine cmd, CommandLine.ParseResult parsed) {
+    boolean expected = e instanceof IllegalArgumentException || e instanceof TandemException;
+    if (!expected || System.getenv("TANDEM_DEBUG") != null) {
+      e.printStackTrace(cmd.getErr());
+    }
+    cmd.getErr().println("tandem " + cmd.getCommandName() + ": " + e.getMessage());
+    return expected ? 2 : 1;
   }
 
   @Override

@@ -232,7 +232,8 @@ public final class Event {
       if (aggregateVersion < 1) {
         throw new InvalidEventException(
             "aggregate_version",
-            "must be at least 1, was " + aggregateVersion
+            "must be at least 1, was "
+                + aggregateVersion
                 + " (the aggregate's version after this change)");
       }
       if (schemaVersion < 1) {

@@ -7,9 +7,9 @@ import java.util.Optional;
 import java.util.regex.Pattern;
 
 /**
- * The headers an event carries besides its payload: W3C trace context, tenant and correlation
- * id, plus any application keys. Immutable; stored as a JSON object in the outbox's {@code
- * headers} column and mapped to CloudEvents extensions on the wire.
+ * The headers an event carries besides its payload: W3C trace context, tenant and correlation id,
+ * plus any application keys. Immutable; stored as a JSON object in the outbox's {@code headers}
+ * column and mapped to CloudEvents extensions on the wire.
  *
  * <pre>{@code
  * EventHeaders h = EventHeaders.builder()
@@ -22,10 +22,13 @@ import java.util.regex.Pattern;
 public final class EventHeaders {
   /** W3C trace context: {@code version-traceid-parentid-flags}. */
   public static final String TRACEPARENT = "traceparent";
+
   /** W3C trace context vendor state. */
   public static final String TRACESTATE = "tracestate";
+
   /** The tenant the event belongs to, for routing and policy. */
   public static final String TENANT = "tenant";
+
   /** Ties together every event of one business transaction (a saga, a choreography). */
   public static final String CORRELATION_ID = "correlationid";
 
@@ -40,8 +43,20 @@ public final class EventHeaders {
    */
   public static final java.util.Set<String> RESERVED =
       java.util.Set.of(
-          "id", "source", "type", "subject", "time", "data", "specversion", "datacontenttype",
-          "dataschema", "partitionkey", "sequence", "aggregatetype", "schemaversion");
+          "id",
+          "source",
+          "type",
+          "subject",
+          "time",
+          "data",
+          "specversion",
+          "datacontenttype",
+          "dataschema",
+          "partitionkey",
+          "sequence",
+          "aggregatetype",
+          "schemaversion");
+
   private static final Pattern TRACEPARENT_FORMAT =
       Pattern.compile("[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}");
 
@@ -133,7 +148,9 @@ public final class EventHeaders {
       if (key == null || !KEY.matcher(key).matches()) {
         throw new InvalidEventException(
             "headers",
-            "key '" + key + "' is not allowed: use 1 to 20 lowercase letters or digits "
+            "key '"
+                + key
+                + "' is not allowed: use 1 to 20 lowercase letters or digits "
                 + "(CloudEvents extension names), e.g. 'correlationid'");
       }
       if (RESERVED.contains(key)) {
@@ -147,7 +164,9 @@ public final class EventHeaders {
       if (key.equals(TRACEPARENT) && !TRACEPARENT_FORMAT.matcher(value).matches()) {
         throw new InvalidEventException(
             "headers",
-            "traceparent '" + value + "' is not W3C trace context "
+            "traceparent '"
+                + value
+                + "' is not W3C trace context "
                 + "(expected 00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>)");
       }
       values.put(key, value);

@@ -6,12 +6,12 @@ import java.time.Instant;
 import java.util.UUID;
 
 /**
- * Generates and inspects event ids: RFC 9562 version 7 UUIDs (48-bit Unix milliseconds, then
- * random bits). Ids from one generator are strictly increasing, even within one millisecond, so
- * they sort in creation order.
+ * Generates and inspects event ids: RFC 9562 version 7 UUIDs (48-bit Unix milliseconds, then random
+ * bits). Ids from one generator are strictly increasing, even within one millisecond, so they sort
+ * in creation order.
  *
- * <p>An event id is generated once, before the outbox insert, and never regenerated: a retry of
- * the same event carries the same id, which is what makes consumers' deduplication work.
+ * <p>An event id is generated once, before the outbox insert, and never regenerated: a retry of the
+ * same event carries the same id, which is what makes consumers' deduplication work.
  *
  * <pre>{@code
  * UUID id = EventId.next();

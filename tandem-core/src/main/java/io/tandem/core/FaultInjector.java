@@ -13,17 +13,22 @@ package io.tandem.core;
 public interface FaultInjector {
   /** The writing service committed its transaction. */
   String SERVICE_AFTER_COMMIT = "service.after-commit";
+
   /** The relay committed its claim of a batch and has not published yet. */
   String RELAY_AFTER_CLAIM = "relay.after-claim";
+
   /** The broker acknowledged a batch and the relay has not marked it published yet. */
   String RELAY_AFTER_ACK = "relay.after-ack";
+
   /** A consumer committed its local transaction and has not acknowledged the message yet. */
   String CONSUMER_AFTER_COMMIT = "consumer.after-commit";
 
   /** Injects nothing. */
   FaultInjector NONE = point -> {};
 
-  /** Called when execution reaches {@code point}; may halt, stall or throw {@link SimulatedCrash}. */
+  /**
+   * Called when execution reaches {@code point}; may halt, stall or throw {@link SimulatedCrash}.
+   */
   void reached(String point);
 
   /** Thrown by a fault injector to make one component die on the spot, as if killed. */

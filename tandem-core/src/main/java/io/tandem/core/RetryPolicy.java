@@ -52,8 +52,10 @@ public final class RetryPolicy {
   public Duration ceilingAfter(int failedAttempts) {
     int exponent = Math.max(0, Math.min(failedAttempts - 1, 40));
     long millis = base.toMillis();
-    long ceiling = exponent >= 62 || millis > (Long.MAX_VALUE >> exponent) ? Long.MAX_VALUE
-        : millis << exponent;
+    long ceiling =
+        exponent >= 62 || millis > (Long.MAX_VALUE >> exponent)
+            ? Long.MAX_VALUE
+            : millis << exponent;
     return Duration.ofMillis(Math.min(ceiling, cap.toMillis()));
   }
 
@@ -96,8 +98,7 @@ public final class RetryPolicy {
         throw new IllegalArgumentException("base must be a positive duration, was " + base);
       }
       if (cap == null || cap.compareTo(base) < 0) {
-        throw new IllegalArgumentException(
-            "cap must be at least base (" + base + "), was " + cap);
+        throw new IllegalArgumentException("cap must be at least base (" + base + "), was " + cap);
       }
       if (maxAttempts < 1) {
         throw new IllegalArgumentException("maxAttempts must be at least 1, was " + maxAttempts);

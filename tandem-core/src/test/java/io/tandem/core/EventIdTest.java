@@ -32,8 +32,9 @@ class EventIdTest {
     }
     for (int i = 1; i < ids.size(); i++) {
       // UUIDv7 sorts by its unsigned byte order; compare the most significant bits unsigned.
-      assertThat(Long.compareUnsigned(
-              ids.get(i).getMostSignificantBits(), ids.get(i - 1).getMostSignificantBits()))
+      assertThat(
+              Long.compareUnsigned(
+                  ids.get(i).getMostSignificantBits(), ids.get(i - 1).getMostSignificantBits()))
           .as("id %d must be greater than id %d", i, i - 1)
           .isPositive();
     }

@@ -48,8 +48,11 @@ class RetryPolicyTest {
     assertThatThrownBy(() -> RetryPolicy.builder().base(Duration.ZERO).build())
         .hasMessageContaining("base must be a positive duration");
     assertThatThrownBy(
-            () -> RetryPolicy.builder().base(Duration.ofSeconds(2)).cap(Duration.ofSeconds(1))
-                .build())
+            () ->
+                RetryPolicy.builder()
+                    .base(Duration.ofSeconds(2))
+                    .cap(Duration.ofSeconds(1))
+                    .build())
         .hasMessageContaining("cap must be at least base");
     assertThatThrownBy(() -> RetryPolicy.builder().maxAttempts(0).build())
         .hasMessageContaining("maxAttempts must be at least 1, was 0");

@@ -127,7 +127,9 @@ public final class Inbox {
   private static void requireConsumer(String consumer) {
     if (consumer == null || !CONSUMER_NAME.matcher(consumer).matches()) {
       throw new IllegalArgumentException(
-          "consumer name '" + consumer + "' is invalid: use 1 to 200 letters, digits, '.', '_',"
+          "consumer name '"
+              + consumer
+              + "' is invalid: use 1 to 200 letters, digits, '.', '_',"
               + " ':' or '-' (it identifies the consumer in tandem_inbox, so keep it stable)");
     }
   }

@@ -35,8 +35,9 @@ class InboxTest {
     database = TestInfrastructure.postgres().createDatabase("inbox");
     ds = database.dataSource();
     Migrations.migrate(ds);
-    execute("CREATE TABLE invoices (id bigserial PRIMARY KEY, order_id text NOT NULL,"
-        + " event_id uuid NOT NULL)");
+    execute(
+        "CREATE TABLE invoices (id bigserial PRIMARY KEY, order_id text NOT NULL,"
+            + " event_id uuid NOT NULL)");
   }
 
   @AfterAll
@@ -52,13 +53,15 @@ class InboxTest {
   }
 
   private static void execute(String sql) throws SQLException {
-    try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
+    try (Connection c = ds.getConnection();
+        Statement s = c.createStatement()) {
       s.execute(sql);
     }
   }
 
   private static long count(String sql) throws SQLException {
-    try (Connection c = ds.getConnection(); Statement s = c.createStatement();
+    try (Connection c = ds.getConnection();
+        Statement s = c.createStatement();
         ResultSet rs = s.executeQuery(sql)) {
       rs.next();
       return rs.getLong(1);
@@ -66,8 +69,11 @@ class InboxTest {
   }
 
   private static Event event(String orderId) {
-    return Event.builder().aggregate("Order", orderId, 1).eventType("OrderConfirmed")
-        .payload("{\"orderId\":\"" + orderId + "\"}").build();
+    return Event.builder()
+        .aggregate("Order", orderId, 1)
+        .eventType("OrderConfirmed")
+        .payload("{\"orderId\":\"" + orderId + "\"}")
+        .build();
   }
 
   private static void invoice(Connection c, Event e) throws SQLException {
@@ -102,10 +108,17 @@ class InboxTest {
   @Test
   void whenTheWorkFailsNothingIsRecordedAndTheRedeliveryApplies() throws SQLException {
     Event e = event("o-3");
-    assertThatThrownBy(() -> inbox.handle("billing", e, (c, ev) -> {
-      invoice(c, ev);
-      throw new SQLException("constraint in the side effect", "23514");
-    })).isInstanceOf(SQLException.class).hasMessage("constraint in the side effect");
+    assertThatThrownBy(
+            () ->
+                inbox.handle(
+                    "billing",
+                    e,
+                    (c, ev) -> {
+                      invoice(c, ev);
+                      throw new SQLException("constraint in the side effect", "23514");
+                    }))
+        .isInstanceOf(SQLException.class)
+        .hasMessage("constraint in the side effect");
     assertThat(count("SELECT count(*) FROM invoices")).isZero();
     assertThat(count("SELECT count(*) FROM tandem_inbox")).isZero();
 
@@ -137,10 +150,15 @@ class InboxTest {
   @Test
   void handleInJoinsTheCallersTransaction() throws SQLException {
     Event e = event("o-5");
-    assertThatThrownBy(() -> Transactions.inTransaction(ds, c -> {
-      inbox.handleIn(c, "billing", e, InboxTest::invoice);
-      throw new IllegalStateException("caller rolls back");
-    })).hasMessage("caller rolls back");
+    assertThatThrownBy(
+            () ->
+                Transactions.inTransaction(
+                    ds,
+                    c -> {
+                      inbox.handleIn(c, "billing", e, InboxTest::invoice);
+                      throw new IllegalStateException("caller rolls back");
+                    }))
+        .hasMessage("caller rolls back");
     assertThat(count("SELECT count(*) FROM tandem_inbox")).isZero();
     assertThat(count("SELECT count(*) FROM invoices")).isZero();
 

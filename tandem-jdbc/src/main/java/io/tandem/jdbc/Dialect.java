@@ -6,8 +6,8 @@ import java.sql.SQLException;
 import java.util.Locale;
 
 /**
- * The SQL of one database family. Every statement Tandem runs is a constant of a dialect, with
- * bind parameters; nothing is concatenated from input.
+ * The SQL of one database family. Every statement Tandem runs is a constant of a dialect, with bind
+ * parameters; nothing is concatenated from input.
  *
  * <p>Statements use the table names {@code tandem_outbox} and {@code tandem_inbox} in the
  * connection's current schema (set the schema with the JDBC URL, e.g. {@code currentSchema} on

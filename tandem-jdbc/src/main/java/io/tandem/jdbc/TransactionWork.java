@@ -3,8 +3,8 @@ package io.tandem.jdbc;
 import java.sql.Connection;
 
 /**
- * Work that runs inside a local transaction on the given connection. The caller's checked
- * exception type {@code X} passes through unchanged.
+ * Work that runs inside a local transaction on the given connection. The caller's checked exception
+ * type {@code X} passes through unchanged.
  *
  * @param <T> the result
  * @param <X> the checked exception the work may throw (use {@link java.sql.SQLException} for plain

@@ -117,8 +117,8 @@ public final class KafkaEventConsumer implements AutoCloseable {
   }
 
   /**
-   * The partitions the group currently assigns to this consumer; empty before the first
-   * assignment and after close. Useful to wait until a consumer is ready.
+   * The partitions the group currently assigns to this consumer; empty before the first assignment
+   * and after close. Useful to wait until a consumer is ready.
    */
   public synchronized java.util.Set<org.apache.kafka.common.TopicPartition> assignment() {
     return loop == null ? java.util.Set.of() : loop.assignment();

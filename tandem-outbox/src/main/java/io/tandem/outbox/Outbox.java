@@ -15,8 +15,8 @@ import java.util.List;
  * Appends events to the outbox table inside the caller's open transaction.
  *
  * <p>{@link #append} never opens, commits or rolls back a transaction and never talks to a broker:
- * the event row commits or rolls back together with the caller's business change. Publishing is
- * the {@link OutboxRelay}'s job, after the commit.
+ * the event row commits or rolls back together with the caller's business change. Publishing is the
+ * {@link OutboxRelay}'s job, after the commit.
  *
  * <pre>{@code
  * Outbox outbox = Outbox.create();

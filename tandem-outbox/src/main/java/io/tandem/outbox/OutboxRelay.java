@@ -170,8 +170,13 @@ public final class OutboxRelay implements AutoCloseable {
   private void record(List<ClaimedEvent> batch, List<PublishOutcome> outcomes) {
     if (outcomes.size() != batch.size()) {
       throw new IllegalStateException(
-          "transport " + transport.name() + " returned " + outcomes.size() + " outcomes for "
-              + batch.size() + " events");
+          "transport "
+              + transport.name()
+              + " returned "
+              + outcomes.size()
+              + " outcomes for "
+              + batch.size()
+              + " events");
     }
     List<Long> acknowledged = new ArrayList<>(batch.size());
     List<OutboxStore.Failure> failures = new ArrayList<>();
@@ -196,7 +201,9 @@ public final class OutboxRelay implements AutoCloseable {
       log.warn(
           "relay {}: {} of {} acknowledged events had lost their lease before marking; another"
               + " relay publishes them again (consumers deduplicate)",
-          relayId, acknowledged.size() - marked, acknowledged.size());
+          relayId,
+          acknowledged.size() - marked,
+          acknowledged.size());
     }
   }
 
@@ -208,11 +215,19 @@ public final class OutboxRelay implements AutoCloseable {
     if (quarantine) {
       log.error(
           "relay {}: quarantining {} after attempt {} ({}): {}",
-          relayId, claimed.event(), claimed.attempt(), errorClass, error.getMessage());
+          relayId,
+          claimed.event(),
+          claimed.attempt(),
+          errorClass,
+          error.getMessage());
     } else {
       log.warn(
           "relay {}: attempt {} of {} failed ({}), retry in {} ms: {}",
-          relayId, claimed.attempt(), claimed.event(), errorClass, delay.toMillis(),
+          relayId,
+          claimed.attempt(),
+          claimed.event(),
+          errorClass,
+          delay.toMillis(),
           error.getMessage());
     }
     return new OutboxStore.Failure(
@@ -239,7 +254,9 @@ public final class OutboxRelay implements AutoCloseable {
       state = State.STOPPED;
     } catch (FaultInjector.SimulatedCrash crash) {
       state = State.CRASHED;
-      log.warn("relay {} crashed on purpose ({}); its leases expire by themselves", relayId,
+      log.warn(
+          "relay {} crashed on purpose ({}); its leases expire by themselves",
+          relayId,
           crash.getMessage());
     }
   }
@@ -420,7 +437,10 @@ public final class OutboxRelay implements AutoCloseable {
       positive("leaseDuration", lease);
       require(
           lease.compareTo(publishTimeout) > 0,
-          "leaseDuration (" + lease + ") must exceed publishTimeout (" + publishTimeout
+          "leaseDuration ("
+              + lease
+              + ") must exceed publishTimeout ("
+              + publishTimeout
               + "), or another relay could take over rows that are still being published");
       Objects.requireNonNull(retryPolicy, "retryPolicy");
       Objects.requireNonNull(faults, "faultInjector");
@@ -448,7 +468,8 @@ public final class OutboxRelay implements AutoCloseable {
     }
 
     private static void positive(String name, Duration d) {
-      require(d != null && !d.isNegative() && !d.isZero(),
+      require(
+          d != null && !d.isNegative() && !d.isZero(),
           name + " must be a positive duration, was " + d);
     }
 

@@ -68,9 +68,12 @@ class OutboxAppendTest {
           return null;
         });
     assertThat(db.count("SELECT count(*) FROM orders")).isEqualTo(1);
-    assertThat(db.count("SELECT count(*) FROM tandem_outbox WHERE event_id = '"
-            + event.eventId() + "' AND published_at IS NULL"
-            + " AND headers->>'correlationid' = 'c-o-1'"))
+    assertThat(
+            db.count(
+                "SELECT count(*) FROM tandem_outbox WHERE event_id = '"
+                    + event.eventId()
+                    + "' AND published_at IS NULL"
+                    + " AND headers->>'correlationid' = 'c-o-1'"))
         .isEqualTo(1);
   }
 
@@ -125,15 +128,20 @@ class OutboxAppendTest {
 
   @Test
   void aRepeatedAggregateVersionIsAConflict() {
-    Transactions.inTransaction(db.dataSource, c -> {
-      outbox.append(c, confirmed("o-5", 1));
-      return null;
-    });
+    Transactions.inTransaction(
+        db.dataSource,
+        c -> {
+          outbox.append(c, confirmed("o-5", 1));
+          return null;
+        });
     assertThatThrownBy(
-            () -> Transactions.inTransaction(db.dataSource, c -> {
-              outbox.append(c, confirmed("o-5", 1));
-              return null;
-            }))
+            () ->
+                Transactions.inTransaction(
+                    db.dataSource,
+                    c -> {
+                      outbox.append(c, confirmed("o-5", 1));
+                      return null;
+                    }))
         .isInstanceOf(OutboxConflictException.class)
         .hasMessageContaining("aggregate_version must grow by one");
     assertThat(db.count("SELECT count(*) FROM tandem_outbox")).isEqualTo(1);
@@ -142,10 +150,12 @@ class OutboxAppendTest {
   @Test
   void theDatabaseRefusesToEditAPayload() {
     Event event = confirmed("o-6", 1);
-    Transactions.inTransaction(db.dataSource, c -> {
-      outbox.append(c, event);
-      return null;
-    });
+    Transactions.inTransaction(
+        db.dataSource,
+        c -> {
+          outbox.append(c, event);
+          return null;
+        });
     assertThatThrownBy(
             () -> db.execute("UPDATE tandem_outbox SET payload = '{\"orderId\":\"forged\"}'"))
         .isInstanceOf(SQLException.class)
@@ -158,14 +168,17 @@ class OutboxAppendTest {
 
   @Test
   void theDatabaseRefusesToDeleteAnUnpublishedEventButAllowsDeliveryUpdates() throws SQLException {
-    Transactions.inTransaction(db.dataSource, c -> {
-      outbox.appendAll(c, java.util.List.of(confirmed("o-7", 1), confirmed("o-7", 2)));
-      return null;
-    });
+    Transactions.inTransaction(
+        db.dataSource,
+        c -> {
+          outbox.appendAll(c, java.util.List.of(confirmed("o-7", 1), confirmed("o-7", 2)));
+          return null;
+        });
     assertThatThrownBy(() -> db.execute("DELETE FROM tandem_outbox"))
         .hasMessageContaining("is not published yet and cannot be deleted");
-    db.execute("UPDATE tandem_outbox SET attempts = 3, last_error = 'x', published_at = now()"
-        + " WHERE aggregate_version = 1");
+    db.execute(
+        "UPDATE tandem_outbox SET attempts = 3, last_error = 'x', published_at = now()"
+            + " WHERE aggregate_version = 1");
     db.execute("DELETE FROM tandem_outbox WHERE published_at IS NOT NULL");
     assertThat(db.count("SELECT count(*) FROM tandem_outbox")).isEqualTo(1);
   }

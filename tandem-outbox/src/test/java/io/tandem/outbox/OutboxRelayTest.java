@@ -56,17 +56,20 @@ class OutboxRelayTest {
     List<Event> events = new ArrayList<>();
     for (int v = 1; v <= versionsEach; v++) {
       for (int a = 0; a < aggregates; a++) {
-        events.add(Event.builder()
-            .aggregate("Order", "o-" + a, v)
-            .eventType("OrderChanged")
-            .payload("{\"n\":" + v + "}")
-            .build());
+        events.add(
+            Event.builder()
+                .aggregate("Order", "o-" + a, v)
+                .eventType("OrderChanged")
+                .payload("{\"n\":" + v + "}")
+                .build());
       }
     }
-    Transactions.inTransaction(db.dataSource, c -> {
-      outbox.appendAll(c, events);
-      return null;
-    });
+    Transactions.inTransaction(
+        db.dataSource,
+        c -> {
+          outbox.appendAll(c, events);
+          return null;
+        });
     return events;
   }
 
@@ -112,7 +115,8 @@ class OutboxRelayTest {
     do {
       claimed = relay.runOnce();
     } while (claimed > 0);
-    assertThat(transport.acknowledged).extracting(Event::eventId)
+    assertThat(transport.acknowledged)
+        .extracting(Event::eventId)
         .containsExactlyElementsOf(events.stream().map(Event::eventId).toList());
     assertSameEvent(transport.acknowledged.get(0), events.get(0));
     assertThat(unpublished()).isZero();
@@ -140,13 +144,14 @@ class OutboxRelayTest {
   @Test
   void aRelayThatDiesAfterTheAckLeavesTheRowsToBePublishedAgainWithTheSameIds() {
     List<Event> events = append(5, 1);
-    FaultInjector dieAfterAck = point -> {
-      if (point.equals(FaultInjector.RELAY_AFTER_ACK)) {
-        throw new FaultInjector.SimulatedCrash(point);
-      }
-    };
-    OutboxRelay doomed = started(relay("doomed").faultInjector(dieAfterAck)
-        .leaseDuration(Duration.ofSeconds(3)));
+    FaultInjector dieAfterAck =
+        point -> {
+          if (point.equals(FaultInjector.RELAY_AFTER_ACK)) {
+            throw new FaultInjector.SimulatedCrash(point);
+          }
+        };
+    OutboxRelay doomed =
+        started(relay("doomed").faultInjector(dieAfterAck).leaseDuration(Duration.ofSeconds(3)));
     await().atMost(Duration.ofSeconds(10)).until(doomed::hasCrashed);
     assertThat(transport.acknowledged).hasSize(5);
     assertThat(unpublished()).isEqualTo(5);
@@ -171,15 +176,22 @@ class OutboxRelayTest {
   void retriableFailuresBackOffAndRecordTheError() {
     append(1, 1);
     transport.failWith = e -> ErrorClass.BROKER_UNAVAILABLE;
-    OutboxRelay relay = relay("r-retry")
-        .retryPolicy(RetryPolicy.builder().base(Duration.ofSeconds(30))
-            .cap(Duration.ofSeconds(60)).build())
-        .build();
+    OutboxRelay relay =
+        relay("r-retry")
+            .retryPolicy(
+                RetryPolicy.builder()
+                    .base(Duration.ofSeconds(30))
+                    .cap(Duration.ofSeconds(60))
+                    .build())
+            .build();
     assertThat(relay.runOnce()).isEqualTo(1);
-    assertThat(db.count("SELECT count(*) FROM tandem_outbox WHERE attempts = 1"
-        + " AND error_class = 'BROKER_UNAVAILABLE' AND last_error LIKE 'injected%'"
-        + " AND next_attempt_at > now() - interval '1 second' AND claimed_by IS NULL"
-        + " AND published_at IS NULL AND quarantined_at IS NULL")).isEqualTo(1);
+    assertThat(
+            db.count(
+                "SELECT count(*) FROM tandem_outbox WHERE attempts = 1"
+                    + " AND error_class = 'BROKER_UNAVAILABLE' AND last_error LIKE 'injected%'"
+                    + " AND next_attempt_at > now() - interval '1 second' AND claimed_by IS NULL"
+                    + " AND published_at IS NULL AND quarantined_at IS NULL"))
+        .isEqualTo(1);
   }
 
   @Test
@@ -187,14 +199,25 @@ class OutboxRelayTest {
     List<Event> events = append(3, 1);
     AtomicBoolean brokerDown = new AtomicBoolean(true);
     transport.failWith = e -> brokerDown.get() ? ErrorClass.TIMEOUT : null;
-    OutboxRelay relay = started(relay("r-recover")
-        .retryPolicy(RetryPolicy.builder().base(Duration.ofMillis(10))
-            .cap(Duration.ofMillis(50)).maxAttempts(1000).build()));
-    await().atMost(Duration.ofSeconds(10)).until(() -> transport.attempts.size() == 3
-        && transport.attempts.values().stream().allMatch(n -> n >= 3));
+    OutboxRelay relay =
+        started(
+            relay("r-recover")
+                .retryPolicy(
+                    RetryPolicy.builder()
+                        .base(Duration.ofMillis(10))
+                        .cap(Duration.ofMillis(50))
+                        .maxAttempts(1000)
+                        .build()));
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () ->
+                transport.attempts.size() == 3
+                    && transport.attempts.values().stream().allMatch(n -> n >= 3));
     brokerDown.set(false);
     await().atMost(Duration.ofSeconds(10)).until(() -> unpublished() == 0);
-    assertThat(transport.acknowledged).extracting(Event::eventId)
+    assertThat(transport.acknowledged)
+        .extracting(Event::eventId)
         .containsExactlyInAnyOrderElementsOf(events.stream().map(Event::eventId).toList());
     assertThat(relay.failedCount()).isGreaterThanOrEqualTo(9);
   }
@@ -205,8 +228,11 @@ class OutboxRelayTest {
     transport.failWith = e -> e.aggregateId().equals("o-0") ? ErrorClass.RECORD_TOO_LARGE : null;
     OutboxRelay relay = relay("r-perm").build();
     relay.runOnce();
-    assertThat(db.count("SELECT count(*) FROM tandem_outbox WHERE quarantined_at IS NOT NULL"
-        + " AND error_class = 'RECORD_TOO_LARGE' AND aggregate_id = 'o-0'")).isEqualTo(1);
+    assertThat(
+            db.count(
+                "SELECT count(*) FROM tandem_outbox WHERE quarantined_at IS NOT NULL"
+                    + " AND error_class = 'RECORD_TOO_LARGE' AND aggregate_id = 'o-0'"))
+        .isEqualTo(1);
     assertThat(db.count("SELECT count(*) FROM tandem_outbox WHERE published_at IS NOT NULL"))
         .isEqualTo(1);
     assertThat(relay.runOnce()).as("a quarantined event is not claimed again").isZero();
@@ -216,14 +242,23 @@ class OutboxRelayTest {
   void anEventIsQuarantinedAfterMaxAttempts() {
     append(1, 1);
     transport.failWith = e -> ErrorClass.TIMEOUT;
-    OutboxRelay relay = relay("r-max")
-        .retryPolicy(RetryPolicy.builder().base(Duration.ofMillis(1))
-            .cap(Duration.ofMillis(1)).maxAttempts(3).build())
-        .build();
-    await().atMost(Duration.ofSeconds(10)).until(() -> {
-      relay.runOnce();
-      return db.count("SELECT count(*) FROM tandem_outbox WHERE quarantined_at IS NOT NULL") == 1;
-    });
+    OutboxRelay relay =
+        relay("r-max")
+            .retryPolicy(
+                RetryPolicy.builder()
+                    .base(Duration.ofMillis(1))
+                    .cap(Duration.ofMillis(1))
+                    .maxAttempts(3)
+                    .build())
+            .build();
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () -> {
+              relay.runOnce();
+              return db.count("SELECT count(*) FROM tandem_outbox WHERE quarantined_at IS NOT NULL")
+                  == 1;
+            });
     assertThat(db.count("SELECT attempts FROM tandem_outbox")).isEqualTo(3);
   }
 
@@ -232,8 +267,11 @@ class OutboxRelayTest {
     append(20, 1);
     transport.delay = Duration.ofMillis(1500);
     OutboxRelay relay = started(relay("r-close").batchSize(20));
-    await().atMost(Duration.ofSeconds(5)).until(() ->
-        db.count("SELECT count(*) FROM tandem_outbox WHERE claimed_by = 'r-close'") == 20);
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(
+            () ->
+                db.count("SELECT count(*) FROM tandem_outbox WHERE claimed_by = 'r-close'") == 20);
     relay.close();
     assertThat(relay.isRunning()).isFalse();
     assertThat(unpublished()).isZero();
@@ -244,8 +282,12 @@ class OutboxRelayTest {
   void invalidSettingsAreRefusedWithTheParameterName() {
     assertThatThrownBy(() -> relay("x").batchSize(0).build())
         .hasMessageContaining("batchSize must be between 1 and 10000, was 0");
-    assertThatThrownBy(() -> relay("x").leaseDuration(Duration.ofSeconds(1))
-            .publishTimeout(Duration.ofSeconds(2)).build())
+    assertThatThrownBy(
+            () ->
+                relay("x")
+                    .leaseDuration(Duration.ofSeconds(1))
+                    .publishTimeout(Duration.ofSeconds(2))
+                    .build())
         .hasMessageContaining("leaseDuration (PT1S) must exceed publishTimeout (PT2S)");
     assertThatThrownBy(() -> OutboxRelay.builder().transport(transport).build())
         .hasMessage("dataSource is required");

@@ -45,8 +45,9 @@ final class RecordingTransport implements Transport {
         acknowledged.add(e);
         outcomes.add(PublishOutcome.acknowledged(e.eventId()));
       } else {
-        outcomes.add(PublishOutcome.failed(
-            e.eventId(), new PublishException(error, "injected " + error, null)));
+        outcomes.add(
+            PublishOutcome.failed(
+                e.eventId(), new PublishException(error, "injected " + error, null)));
       }
     }
     return outcomes;

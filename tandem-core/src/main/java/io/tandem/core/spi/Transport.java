@@ -7,11 +7,11 @@ import java.util.List;
 /**
  * Publishes events to a broker and reports, per event, whether the broker acknowledged it.
  *
- * <p>The relay calls {@link #publish} outside any database transaction and marks an event
- * published only when its outcome is {@link PublishOutcome#acknowledged()}. An implementation
- * therefore reports success only once the broker has durably accepted the message (for Kafka: the
- * producer's future completed with acks=all), sends the batch asynchronously and then waits, and
- * classifies failures ({@link io.tandem.core.ErrorClass}).
+ * <p>The relay calls {@link #publish} outside any database transaction and marks an event published
+ * only when its outcome is {@link PublishOutcome#acknowledged()}. An implementation therefore
+ * reports success only once the broker has durably accepted the message (for Kafka: the producer's
+ * future completed with acks=all), sends the batch asynchronously and then waits, and classifies
+ * failures ({@link io.tandem.core.ErrorClass}).
  *
  * <p>Implementations must be thread-safe; the relay may call {@link #publish} from several threads.
  */

@@ -1,8 +1,8 @@
 package io.tandem.examples.outbox;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.tandem.core.Event;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.tandem.core.Event;
 import io.tandem.inbox.HandleResult;
 import io.tandem.inbox.Inbox;
 import java.sql.Connection;
@@ -29,7 +29,8 @@ public final class BillingService {
   }
 
   public void createSchema() throws SQLException {
-    try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
+    try (Connection c = dataSource.getConnection();
+        Statement s = c.createStatement()) {
       s.execute(
           """
           CREATE TABLE IF NOT EXISTS demo_invoices (
@@ -54,8 +55,9 @@ public final class BillingService {
     } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
       throw new IllegalArgumentException("OrderConfirmed payload is not JSON", e);
     }
-    try (PreparedStatement ps = c.prepareStatement(
-        "INSERT INTO demo_invoices (order_id, amount_cents, event_id) VALUES (?, ?, ?)")) {
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "INSERT INTO demo_invoices (order_id, amount_cents, event_id) VALUES (?, ?, ?)")) {
       ps.setString(1, payload.path("orderId").asText(event.aggregateId()));
       ps.setLong(2, payload.path("totalCents").asLong());
       ps.setObject(3, event.eventId());

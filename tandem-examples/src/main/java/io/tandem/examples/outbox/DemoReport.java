@@ -37,12 +37,14 @@ public record DemoReport(
   /** The report as one JSON object with snake_case keys. */
   public String toJson() {
     StringBuilder sb = new StringBuilder("{");
-    asMap().forEach((k, v) -> {
-      if (sb.length() > 1) {
-        sb.append(", ");
-      }
-      sb.append('"').append(k).append("\": ").append(v);
-    });
+    asMap()
+        .forEach(
+            (k, v) -> {
+              if (sb.length() > 1) {
+                sb.append(", ");
+              }
+              sb.append('"').append(k).append("\": ").append(v);
+            });
     return sb.append('}').toString();
   }
 

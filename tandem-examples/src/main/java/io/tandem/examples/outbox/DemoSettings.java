@@ -3,8 +3,8 @@ package io.tandem.examples.outbox;
 import java.time.Duration;
 
 /**
- * Settings of the outbox demo. {@code jdbcUrl} and {@code kafkaBootstrap} are null for the
- * embedded default (PostgreSQL and Kafka started from Maven artifacts).
+ * Settings of the outbox demo. {@code jdbcUrl} and {@code kafkaBootstrap} are null for the embedded
+ * default (PostgreSQL and Kafka started from Maven artifacts).
  *
  * @param orders orders to confirm (default 1000)
  * @param writers concurrent writer threads of the order service (default 4)
@@ -30,7 +30,9 @@ public record DemoSettings(
     check(orders >= 1 && orders <= 10_000_000, "orders must be between 1 and 10000000", orders);
     check(writers >= 1 && writers <= 64, "writers must be between 1 and 64", writers);
     check(relays >= 1 && relays <= 16, "relays must be between 1 and 16", relays);
-    check(relayCrashes >= 0 && relayCrashes <= 10, "relay crashes must be between 0 and 10",
+    check(
+        relayCrashes >= 0 && relayCrashes <= 10,
+        "relay crashes must be between 0 and 10",
         relayCrashes);
     if (timeout == null || timeout.isNegative() || timeout.isZero()) {
       throw new IllegalArgumentException("timeout must be a positive duration, was " + timeout);

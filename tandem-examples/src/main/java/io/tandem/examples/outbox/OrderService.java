@@ -30,7 +30,8 @@ public final class OrderService {
 
   /** Creates the service's business table. */
   public void createSchema() throws SQLException {
-    try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
+    try (Connection c = dataSource.getConnection();
+        Statement s = c.createStatement()) {
       s.execute(
           """
           CREATE TABLE IF NOT EXISTS demo_orders (
@@ -45,20 +46,23 @@ public final class OrderService {
 
   /** Inserts {@code count} pending orders {@code order-1 .. order-count} (version 1). */
   public void createPendingOrders(int count) throws SQLException {
-    Transactions.inTransaction(dataSource, c -> {
-      try (PreparedStatement ps = c.prepareStatement(
-          "INSERT INTO demo_orders (id, customer, total_cents, status, version)"
-              + " VALUES (?, ?, ?, 'PENDING', 1)")) {
-        for (int i = 1; i <= count; i++) {
-          ps.setString(1, orderId(i));
-          ps.setString(2, "customer-" + (i % 97));
-          ps.setLong(3, amountCents(i));
-          ps.addBatch();
-        }
-        ps.executeBatch();
-      }
-      return null;
-    });
+    Transactions.inTransaction(
+        dataSource,
+        c -> {
+          try (PreparedStatement ps =
+              c.prepareStatement(
+                  "INSERT INTO demo_orders (id, customer, total_cents, status, version)"
+                      + " VALUES (?, ?, ?, 'PENDING', 1)")) {
+            for (int i = 1; i <= count; i++) {
+              ps.setString(1, orderId(i));
+              ps.setString(2, "customer-" + (i % 97));
+              ps.setLong(3, amountCents(i));
+              ps.addBatch();
+            }
+            ps.executeBatch();
+          }
+          return null;
+        });
   }
 
   public static String orderId(int n) {
@@ -77,29 +81,33 @@ public final class OrderService {
    * @return the event id of the committed {@code OrderConfirmed} event
    */
   public UUID confirm(String orderId) throws SQLException {
-    return Transactions.inTransaction(dataSource, c -> {
-      long total;
-      long version;
-      try (PreparedStatement ps = c.prepareStatement(
-          "UPDATE demo_orders SET status = 'CONFIRMED', version = version + 1"
-              + " WHERE id = ? AND status = 'PENDING' RETURNING total_cents, version")) {
-        ps.setString(1, orderId);
-        try (ResultSet rs = ps.executeQuery()) {
-          if (!rs.next()) {
-            throw new IllegalStateException("order " + orderId + " is not pending");
+    return Transactions.inTransaction(
+        dataSource,
+        c -> {
+          long total;
+          long version;
+          try (PreparedStatement ps =
+              c.prepareStatement(
+                  "UPDATE demo_orders SET status = 'CONFIRMED', version = version + 1"
+                      + " WHERE id = ? AND status = 'PENDING' RETURNING total_cents, version")) {
+            ps.setString(1, orderId);
+            try (ResultSet rs = ps.executeQuery()) {
+              if (!rs.next()) {
+                throw new IllegalStateException("order " + orderId + " is not pending");
+              }
+              total = rs.getLong(1);
+              version = rs.getLong(2);
+            }
           }
-          total = rs.getLong(1);
-          version = rs.getLong(2);
-        }
-      }
-      Event event = Event.builder()
-          .aggregate(AGGREGATE_TYPE, orderId, version)
-          .eventType(ORDER_CONFIRMED)
-          .payload("{\"orderId\":\"" + orderId + "\",\"totalCents\":" + total + "}")
-          .headers(EventHeaders.builder().correlationId(orderId).build())
-          .build();
-      outbox.append(c, event);
-      return event.eventId();
-    });
+          Event event =
+              Event.builder()
+                  .aggregate(AGGREGATE_TYPE, orderId, version)
+                  .eventType(ORDER_CONFIRMED)
+                  .payload("{\"orderId\":\"" + orderId + "\",\"totalCents\":" + total + "}")
+                  .headers(EventHeaders.builder().correlationId(orderId).build())
+                  .build();
+          outbox.append(c, event);
+          return event.eventId();
+        });
   }
 }

@@ -20,17 +20,12 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.HashSet;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.ListOffsetsResult.ListOffsetsResultInfo;
-import org.apache.kafka.clients.admin.OffsetSpec;
-import org.apache.kafka.common.TopicPartition;
-import java.util.Locale;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -42,6 +37,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import javax.sql.DataSource;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ListOffsetsResult.ListOffsetsResultInfo;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.common.TopicPartition;
 
 /**
  * Runs the outbox reference flow end to end and checks it from the databases.
@@ -74,17 +74,25 @@ public final class OutboxDemo {
   /** Runs the demo; every server and database it started or created is gone afterwards. */
   public DemoReport run() throws Exception {
     long start = System.nanoTime();
-    say("starting PostgreSQL (%s) and Kafka (%s)",
+    say(
+        "starting PostgreSQL (%s) and Kafka (%s)",
         settings.jdbcUrl() == null ? "embedded" : settings.jdbcUrl(),
         settings.kafkaBootstrap() == null ? "embedded" : settings.kafkaBootstrap());
-    try (PostgresServer postgres = settings.jdbcUrl() == null
-            ? PostgresServer.embedded().start() : PostgresServer.external(settings.jdbcUrl());
-        KafkaBroker kafka = settings.kafkaBootstrap() == null
-            ? KafkaBroker.embedded().start() : KafkaBroker.external(settings.kafkaBootstrap());
+    try (PostgresServer postgres =
+            settings.jdbcUrl() == null
+                ? PostgresServer.embedded().start()
+                : PostgresServer.external(settings.jdbcUrl());
+        KafkaBroker kafka =
+            settings.kafkaBootstrap() == null
+                ? KafkaBroker.embedded().start()
+                : KafkaBroker.external(settings.kafkaBootstrap());
         IsolatedDatabase ordersDb = postgres.createDatabase("tandem_demo_orders");
         IsolatedDatabase billingDb = postgres.createDatabase("tandem_demo_billing");
-        HikariDataSource orders = pool(ordersDb, "orders", settings.writers() + settings.relays()
-            + settings.relayCrashes() + 2);
+        HikariDataSource orders =
+            pool(
+                ordersDb,
+                "orders",
+                settings.writers() + settings.relays() + settings.relayCrashes() + 2);
         HikariDataSource billing = pool(billingDb, "billing", 4)) {
       return run(kafka, orders, billing, start);
     }
@@ -103,33 +111,39 @@ public final class OutboxDemo {
     String topic = "tandem.demo." + runId + ".order";
     kafka.createTopic(topic, 3);
     List<OutboxRelay> relays = new ArrayList<>();
-    ExecutorService writers = Executors.newFixedThreadPool(settings.writers(), r -> {
-      Thread t = new Thread(r, "demo-order-writer");
-      t.setDaemon(true);
-      return t;
-    });
-    try (KafkaTransport transport = KafkaTransport.builder()
-            .bootstrapServers(kafka.bootstrapServers())
-            .source("/tandem/demo/order-service")
-            .topicRouter(TopicRouter.fixed(topic))
-            .build();
-        KafkaEventConsumer consumer = KafkaEventConsumer.builder()
-            .bootstrapServers(kafka.bootstrapServers())
-            .groupId("billing-" + runId)
-            .topics(List.of(topic))
-            .handler(event -> {
-              HandleResult result;
-              try {
-                result = billing.on(event);
-              } catch (SQLException e) {
-                throw new IllegalStateException("billing failed: " + e.getMessage(), e);
-              }
-              Long committedAt = commitNanos.get(event.eventId());
-              if (result == HandleResult.APPLIED && committedAt != null) {
-                latencies.add((System.nanoTime() - committedAt) / 1e6);
-              }
-            })
-            .build()) {
+    ExecutorService writers =
+        Executors.newFixedThreadPool(
+            settings.writers(),
+            r -> {
+              Thread t = new Thread(r, "demo-order-writer");
+              t.setDaemon(true);
+              return t;
+            });
+    try (KafkaTransport transport =
+            KafkaTransport.builder()
+                .bootstrapServers(kafka.bootstrapServers())
+                .source("/tandem/demo/order-service")
+                .topicRouter(TopicRouter.fixed(topic))
+                .build();
+        KafkaEventConsumer consumer =
+            KafkaEventConsumer.builder()
+                .bootstrapServers(kafka.bootstrapServers())
+                .groupId("billing-" + runId)
+                .topics(List.of(topic))
+                .handler(
+                    event -> {
+                      HandleResult result;
+                      try {
+                        result = billing.on(event);
+                      } catch (SQLException e) {
+                        throw new IllegalStateException("billing failed: " + e.getMessage(), e);
+                      }
+                      Long committedAt = commitNanos.get(event.eventId());
+                      if (result == HandleResult.APPLIED && committedAt != null) {
+                        latencies.add((System.nanoTime() - committedAt) / 1e6);
+                      }
+                    })
+                .build()) {
       consumer.start();
       awaitAssignment(consumer);
       List<Future<?>> writes = startWriters(writers, orders);
@@ -149,8 +163,8 @@ public final class OutboxDemo {
       }
       int healthy = settings.relayCrashes() > 0 ? settings.relays() : settings.relays() - 1;
       for (int i = 0; i < healthy; i++) {
-        OutboxRelay r = relay(transport, ordersDs, "demo-relay-" + (relays.size() + 1),
-            FaultInjector.NONE);
+        OutboxRelay r =
+            relay(transport, ordersDs, "demo-relay-" + (relays.size() + 1), FaultInjector.NONE);
         relays.add(r);
         r.start();
       }
@@ -171,13 +185,14 @@ public final class OutboxDemo {
     if (n > settings.relayCrashes()) {
       return relay(transport, ds, "demo-relay-" + n, FaultInjector.NONE);
     }
-    FaultInjector dieAfterAck = point -> {
-      if (point.equals(FaultInjector.RELAY_AFTER_ACK)) {
-        crashes.incrementAndGet();
-        say("killing relay demo-relay-%d after the broker's ack, before it marks its batch", n);
-        throw new FaultInjector.SimulatedCrash(point);
-      }
-    };
+    FaultInjector dieAfterAck =
+        point -> {
+          if (point.equals(FaultInjector.RELAY_AFTER_ACK)) {
+            crashes.incrementAndGet();
+            say("killing relay demo-relay-%d after the broker's ack, before it marks its batch", n);
+            throw new FaultInjector.SimulatedCrash(point);
+          }
+        };
     return relay(transport, ds, "demo-relay-" + n, dieAfterAck);
   }
 
@@ -199,14 +214,18 @@ public final class OutboxDemo {
     AtomicInteger next = new AtomicInteger(1);
     List<Future<?>> futures = new ArrayList<>();
     for (int w = 0; w < settings.writers(); w++) {
-      futures.add(pool.submit(() -> {
-        for (int n = next.getAndIncrement(); n <= settings.orders(); n = next.getAndIncrement()) {
-          UUID eventId = orders.confirm(OrderService.orderId(n));
-          commitNanos.put(eventId, System.nanoTime());
-          committed.incrementAndGet();
-        }
-        return null;
-      }));
+      futures.add(
+          pool.submit(
+              () -> {
+                for (int n = next.getAndIncrement();
+                    n <= settings.orders();
+                    n = next.getAndIncrement()) {
+                  UUID eventId = orders.confirm(OrderService.orderId(n));
+                  commitNanos.put(eventId, System.nanoTime());
+                  committed.incrementAndGet();
+                }
+                return null;
+              }));
     }
     return futures;
   }
@@ -236,13 +255,19 @@ public final class OutboxDemo {
     long deadline = System.nanoTime() + settings.timeout().toNanos();
     long lastPrint = 0;
     while (System.nanoTime() < deadline) {
-      long published = count(orders, "SELECT count(*) FROM tandem_outbox WHERE published_at IS NOT NULL");
+      long published =
+          count(orders, "SELECT count(*) FROM tandem_outbox WHERE published_at IS NOT NULL");
       long delivered = billing.inbox().appliedCount();
       if (System.nanoTime() - lastPrint > TimeUnit.SECONDS.toNanos(1)) {
         lastPrint = System.nanoTime();
-        say("committed %d/%d  published %d  delivered %d  duplicates delivered %d  relay crashes %d",
-            committed.get(), settings.orders(), published, delivered,
-            billing.inbox().duplicateCount(), crashes.get());
+        say(
+            "committed %d/%d  published %d  delivered %d  duplicates delivered %d  relay crashes %d",
+            committed.get(),
+            settings.orders(),
+            published,
+            delivered,
+            billing.inbox().duplicateCount(),
+            crashes.get());
       }
       if (published == settings.orders() && delivered == settings.orders()) {
         return;
@@ -260,12 +285,14 @@ public final class OutboxDemo {
     long records;
     try (Admin admin = Admin.create(p)) {
       Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
-      for (var partition : admin.describeTopics(List.of(topic)).allTopicNames().get()
-          .get(topic).partitions()) {
+      for (var partition :
+          admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions()) {
         latest.put(new TopicPartition(topic, partition.partition()), OffsetSpec.latest());
       }
-      records = admin.listOffsets(latest).all().get().values().stream()
-          .mapToLong(ListOffsetsResultInfo::offset).sum();
+      records =
+          admin.listOffsets(latest).all().get().values().stream()
+              .mapToLong(ListOffsetsResultInfo::offset)
+              .sum();
     }
     long deadline = System.nanoTime() + settings.timeout().toNanos();
     while (consumer.handledCount() < records && System.nanoTime() < deadline) {
@@ -277,14 +304,16 @@ public final class OutboxDemo {
       DataSource orders, DataSource billingDs, BillingService billing, long start)
       throws SQLException {
     Set<UUID> outboxIds = ids(orders, "SELECT event_id FROM tandem_outbox");
-    Set<UUID> inboxIds = ids(billingDs,
-        "SELECT event_id FROM tandem_inbox WHERE consumer = '" + BillingService.CONSUMER + "'");
+    Set<UUID> inboxIds =
+        ids(
+            billingDs,
+            "SELECT event_id FROM tandem_inbox WHERE consumer = '" + BillingService.CONSUMER + "'");
     Set<UUID> lost = new HashSet<>(outboxIds);
     lost.removeAll(inboxIds);
-    long published = count(orders,
-        "SELECT count(*) FROM tandem_outbox WHERE published_at IS NOT NULL");
-    long duplicateEffects = count(billingDs,
-        "SELECT count(*) - count(DISTINCT order_id) FROM demo_invoices");
+    long published =
+        count(orders, "SELECT count(*) FROM tandem_outbox WHERE published_at IS NOT NULL");
+    long duplicateEffects =
+        count(billingDs, "SELECT count(*) - count(DISTINCT order_id) FROM demo_invoices");
     List<Double> sorted;
     synchronized (latencies) {
       sorted = new ArrayList<>(latencies);
@@ -320,7 +349,8 @@ public final class OutboxDemo {
   }
 
   private static long count(DataSource ds, String sql) throws SQLException {
-    try (Connection c = ds.getConnection(); Statement s = c.createStatement();
+    try (Connection c = ds.getConnection();
+        Statement s = c.createStatement();
         ResultSet rs = s.executeQuery(sql)) {
       rs.next();
       return rs.getLong(1);
@@ -329,7 +359,8 @@ public final class OutboxDemo {
 
   private static Set<UUID> ids(DataSource ds, String sql) throws SQLException {
     Set<UUID> ids = new HashSet<>();
-    try (Connection c = ds.getConnection(); Statement s = c.createStatement();
+    try (Connection c = ds.getConnection();
+        Statement s = c.createStatement();
         ResultSet rs = s.executeQuery(sql)) {
       while (rs.next()) {
         ids.add(rs.getObject(1, UUID.class));

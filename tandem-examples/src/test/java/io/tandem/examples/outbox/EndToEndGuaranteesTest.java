@@ -64,15 +64,18 @@ class EndToEndGuaranteesTest {
     consumerDb = TestInfrastructure.postgres().createDatabase("e2e_consumer");
     Migrations.migrate(producerDb.dataSource());
     Migrations.migrate(consumerDb.dataSource());
-    execute(consumerDb.dataSource(), "CREATE TABLE effects (id bigserial PRIMARY KEY,"
-        + " event_id uuid NOT NULL, aggregate_id text NOT NULL, version bigint NOT NULL)");
+    execute(
+        consumerDb.dataSource(),
+        "CREATE TABLE effects (id bigserial PRIMARY KEY,"
+            + " event_id uuid NOT NULL, aggregate_id text NOT NULL, version bigint NOT NULL)");
     topic = "e2e-" + UUID.randomUUID().toString().substring(0, 8);
     TestInfrastructure.kafka().createTopic(topic, 3);
-    transport = KafkaTransport.builder()
-        .bootstrapServers(TestInfrastructure.kafka().bootstrapServers())
-        .source("/tests/e2e")
-        .topicRouter(TopicRouter.fixed(topic))
-        .build();
+    transport =
+        KafkaTransport.builder()
+            .bootstrapServers(TestInfrastructure.kafka().bootstrapServers())
+            .source("/tests/e2e")
+            .topicRouter(TopicRouter.fixed(topic))
+            .build();
   }
 
   @AfterEach
@@ -94,23 +97,35 @@ class EndToEndGuaranteesTest {
     List<Event> events = new ArrayList<>();
     for (int v = 1; v <= versions; v++) {
       for (int a = 0; a < aggregates; a++) {
-        events.add(Event.builder().aggregate("Account", "acc-" + a, v).eventType("Deposited")
-            .payload("{\"amount\":" + (a + v) + "}").build());
+        events.add(
+            Event.builder()
+                .aggregate("Account", "acc-" + a, v)
+                .eventType("Deposited")
+                .payload("{\"amount\":" + (a + v) + "}")
+                .build());
       }
     }
     Outbox outbox = Outbox.create();
-    Transactions.inTransaction(producerDb.dataSource(), c -> {
-      outbox.appendAll(c, events);
-      return null;
-    });
+    Transactions.inTransaction(
+        producerDb.dataSource(),
+        c -> {
+          outbox.appendAll(c, events);
+          return null;
+        });
     return events;
   }
 
   private OutboxRelay relay(String id, FaultInjector faults) {
-    return OutboxRelay.builder().dataSource(producerDb.dataSource()).transport(transport)
-        .relayId(id).batchSize(40).pollInterval(Duration.ofMillis(20))
-        .publishTimeout(Duration.ofSeconds(5)).leaseDuration(Duration.ofSeconds(6))
-        .faultInjector(faults).build();
+    return OutboxRelay.builder()
+        .dataSource(producerDb.dataSource())
+        .transport(transport)
+        .relayId(id)
+        .batchSize(40)
+        .pollInterval(Duration.ofMillis(20))
+        .publishTimeout(Duration.ofSeconds(5))
+        .leaseDuration(Duration.ofSeconds(6))
+        .faultInjector(faults)
+        .build();
   }
 
   private List<ConsumerRecord<String, byte[]>> readTopic(int atLeast) {
@@ -122,10 +137,13 @@ class EndToEndGuaranteesTest {
     try (KafkaConsumer<String, byte[]> consumer =
         new KafkaConsumer<>(p, new StringDeserializer(), new ByteArrayDeserializer())) {
       consumer.subscribe(List.of(topic));
-      await().atMost(Duration.ofSeconds(30)).until(() -> {
-        consumer.poll(Duration.ofMillis(200)).forEach(records::add);
-        return records.size() >= atLeast;
-      });
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(
+              () -> {
+                consumer.poll(Duration.ofMillis(200)).forEach(records::add);
+                return records.size() >= atLeast;
+              });
       consumer.poll(Duration.ofMillis(500)).forEach(records::add); // anything beyond
     }
     return records;
@@ -143,9 +161,14 @@ class EndToEndGuaranteesTest {
     OutboxRelay b = closing(relay("relay-b", FaultInjector.NONE));
     a.start();
     b.start();
-    await().atMost(Duration.ofSeconds(30))
-        .until(() -> count(producerDb.dataSource(),
-            "SELECT count(*) FROM tandem_outbox WHERE published_at IS NULL") == 0);
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () ->
+                count(
+                        producerDb.dataSource(),
+                        "SELECT count(*) FROM tandem_outbox WHERE published_at IS NULL")
+                    == 0);
 
     List<ConsumerRecord<String, byte[]>> records = readTopic(events.size());
     Map<String, Integer> perId = new HashMap<>();
@@ -153,8 +176,8 @@ class EndToEndGuaranteesTest {
     assertThat(records).hasSize(events.size());
     assertThat(perId).hasSize(events.size()).allSatisfy((id, n) -> assertThat(n).isEqualTo(1));
     assertThat(perId.keySet())
-        .containsExactlyInAnyOrderElementsOf(events.stream().map(e -> e.eventId().toString())
-            .toList());
+        .containsExactlyInAnyOrderElementsOf(
+            events.stream().map(e -> e.eventId().toString()).toList());
     assertThat(a.publishedCount() + b.publishedCount()).isEqualTo(events.size());
     assertThat(records).allSatisfy(r -> assertThat(r.key()).startsWith("acc-"));
   }
@@ -166,37 +189,54 @@ class EndToEndGuaranteesTest {
     DataSource consumerDs = consumerDb.dataSource();
     Inbox inbox = Inbox.builder().dataSource(consumerDs).build();
     Map<UUID, AtomicInteger> deliveries = new ConcurrentHashMap<>();
-    KafkaEventConsumer consumer = closing(KafkaEventConsumer.builder()
-        .bootstrapServers(TestInfrastructure.kafka().bootstrapServers())
-        .groupId("effects-" + topic)
-        .topics(List.of(topic))
-        .handler(e -> {
-          deliveries.computeIfAbsent(e.eventId(), k -> new AtomicInteger()).incrementAndGet();
-          try {
-            inbox.handle("effects", e, EndToEndGuaranteesTest::effect);
-          } catch (SQLException ex) {
-            throw new IllegalStateException(ex);
-          }
-        })
-        .build());
+    KafkaEventConsumer consumer =
+        closing(
+            KafkaEventConsumer.builder()
+                .bootstrapServers(TestInfrastructure.kafka().bootstrapServers())
+                .groupId("effects-" + topic)
+                .topics(List.of(topic))
+                .handler(
+                    e -> {
+                      deliveries
+                          .computeIfAbsent(e.eventId(), k -> new AtomicInteger())
+                          .incrementAndGet();
+                      try {
+                        inbox.handle("effects", e, EndToEndGuaranteesTest::effect);
+                      } catch (SQLException ex) {
+                        throw new IllegalStateException(ex);
+                      }
+                    })
+                .build());
     consumer.start();
 
-    OutboxRelay doomed = closing(relay("doomed", point -> {
-      if (point.equals(FaultInjector.RELAY_AFTER_ACK)) {
-        throw new FaultInjector.SimulatedCrash(point);
-      }
-    }));
+    OutboxRelay doomed =
+        closing(
+            relay(
+                "doomed",
+                point -> {
+                  if (point.equals(FaultInjector.RELAY_AFTER_ACK)) {
+                    throw new FaultInjector.SimulatedCrash(point);
+                  }
+                }));
     doomed.start();
     await().atMost(Duration.ofSeconds(20)).until(doomed::hasCrashed);
-    long stranded = count(producerDb.dataSource(),
-        "SELECT count(*) FROM tandem_outbox WHERE claimed_by = 'doomed' AND published_at IS NULL");
+    long stranded =
+        count(
+            producerDb.dataSource(),
+            "SELECT count(*) FROM tandem_outbox WHERE claimed_by = 'doomed' AND published_at IS NULL");
     assertThat(stranded).as("the killed relay's batch is acked but not marked").isEqualTo(40);
 
     OutboxRelay successor = closing(relay("successor", FaultInjector.NONE));
     successor.start();
-    await().atMost(Duration.ofSeconds(40)).until(() -> inbox.appliedCount() == events.size()
-        && count(producerDb.dataSource(),
-            "SELECT count(*) FROM tandem_outbox WHERE published_at IS NULL") == 0);
+    await()
+        .atMost(Duration.ofSeconds(40))
+        .until(
+            () ->
+                inbox.appliedCount() == events.size()
+                    && count(
+                            producerDb.dataSource(),
+                            "SELECT count(*) FROM tandem_outbox WHERE published_at IS NULL")
+                        == 0);
     await().atMost(Duration.ofSeconds(10)).until(() -> inbox.duplicateCount() >= stranded);
 
     assertThat(deliveries).hasSize(events.size());
@@ -218,35 +258,49 @@ class EndToEndGuaranteesTest {
     List<UUID> applied = new CopyOnWriteArrayList<>();
     Inbox inbox = Inbox.builder().dataSource(consumerDb.dataSource()).build();
     String group = "offsets-" + topic;
-    KafkaEventConsumer consumer = closing(KafkaEventConsumer.builder()
-        .bootstrapServers(TestInfrastructure.kafka().bootstrapServers())
-        .groupId(group)
-        .topics(List.of(topic))
-        .retryPolicy(io.tandem.core.RetryPolicy.builder().base(Duration.ofMillis(300))
-            .cap(Duration.ofMillis(300)).build())
-        .handler(e -> {
-          try {
-            HandleResult r = inbox.handle("effects", e, (c, ev) -> {
-              effect(c, ev);
-              if (ev.eventId().equals(poisoned) && failuresLeft.getAndDecrement() > 0) {
-                throw new SQLException("side effect failed", "40001");
-              }
-            });
-            if (r == HandleResult.APPLIED) {
-              applied.add(e.eventId());
-            }
-          } catch (SQLException ex) {
-            throw new IllegalStateException(ex);
-          }
-        })
-        .build());
+    KafkaEventConsumer consumer =
+        closing(
+            KafkaEventConsumer.builder()
+                .bootstrapServers(TestInfrastructure.kafka().bootstrapServers())
+                .groupId(group)
+                .topics(List.of(topic))
+                .retryPolicy(
+                    io.tandem.core.RetryPolicy.builder()
+                        .base(Duration.ofMillis(300))
+                        .cap(Duration.ofMillis(300))
+                        .build())
+                .handler(
+                    e -> {
+                      try {
+                        HandleResult r =
+                            inbox.handle(
+                                "effects",
+                                e,
+                                (c, ev) -> {
+                                  effect(c, ev);
+                                  if (ev.eventId().equals(poisoned)
+                                      && failuresLeft.getAndDecrement() > 0) {
+                                    throw new SQLException("side effect failed", "40001");
+                                  }
+                                });
+                        if (r == HandleResult.APPLIED) {
+                          applied.add(e.eventId());
+                        }
+                      } catch (SQLException ex) {
+                        throw new IllegalStateException(ex);
+                      }
+                    })
+                .build());
     consumer.start();
 
     long maxCommittedWhileFailing = -1;
     while (failuresLeft.get() > 0) {
       maxCommittedWhileFailing = Math.max(maxCommittedWhileFailing, committedOffset(group));
-      assertThat(count(consumerDb.dataSource(),
-          "SELECT count(*) FROM tandem_inbox WHERE event_id = '" + poisoned + "'")).isZero();
+      assertThat(
+              count(
+                  consumerDb.dataSource(),
+                  "SELECT count(*) FROM tandem_inbox WHERE event_id = '" + poisoned + "'"))
+          .isZero();
       Thread.sleep(50); // sampling the committed offset while the handler fails
     }
     assertThat(maxCommittedWhileFailing)
@@ -260,19 +314,22 @@ class EndToEndGuaranteesTest {
 
   private long committedOffset(String group) throws Exception {
     Properties p = new Properties();
-    p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
-        TestInfrastructure.kafka().bootstrapServers());
+    p.put(
+        AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, TestInfrastructure.kafka().bootstrapServers());
     try (Admin admin = Admin.create(p)) {
       Map<TopicPartition, OffsetAndMetadata> offsets =
           admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get();
-      return offsets.values().stream().filter(o -> o != null)
-          .mapToLong(OffsetAndMetadata::offset).sum();
+      return offsets.values().stream()
+          .filter(o -> o != null)
+          .mapToLong(OffsetAndMetadata::offset)
+          .sum();
     }
   }
 
   private static void effect(Connection c, Event e) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(
-        "INSERT INTO effects (event_id, aggregate_id, version) VALUES (?, ?, ?)")) {
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "INSERT INTO effects (event_id, aggregate_id, version) VALUES (?, ?, ?)")) {
       ps.setObject(1, e.eventId());
       ps.setString(2, e.aggregateId());
       ps.setLong(3, e.aggregateVersion());
@@ -281,13 +338,15 @@ class EndToEndGuaranteesTest {
   }
 
   private static void execute(DataSource ds, String sql) throws SQLException {
-    try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
+    try (Connection c = ds.getConnection();
+        Statement s = c.createStatement()) {
       s.execute(sql);
     }
   }
 
   private static long count(DataSource ds, String sql) throws SQLException {
-    try (Connection c = ds.getConnection(); Statement s = c.createStatement();
+    try (Connection c = ds.getConnection();
+        Statement s = c.createStatement();
         ResultSet rs = s.executeQuery(sql)) {
       rs.next();
       return rs.getLong(1);

@@ -14,10 +14,15 @@ class OutboxDemoTest {
   void theDemoDeliversEveryEventOnceInEffectDespiteAKilledRelay() throws Exception {
     // The shared test servers: the machine's PostgreSQL when TANDEM_JDBC_URL is set, else
     // embedded; the embedded Kafka broker unless TANDEM_KAFKA_BOOTSTRAP is set.
-    DemoSettings settings = new DemoSettings(300, 4, 2, 1,
-        TestInfrastructure.postgres().jdbcUrl(),
-        TestInfrastructure.kafka().bootstrapServers(),
-        Duration.ofMinutes(2));
+    DemoSettings settings =
+        new DemoSettings(
+            300,
+            4,
+            2,
+            1,
+            TestInfrastructure.postgres().jdbcUrl(),
+            TestInfrastructure.kafka().bootstrapServers(),
+            Duration.ofMinutes(2));
     DemoReport report = new OutboxDemo(settings, System.out).run();
 
     assertThat(report.committed()).isEqualTo(300);

@@ -26,8 +26,11 @@ public final class OutboxStore {
   // Rows already in the outbox were validated when appended; read them back without re-applying
   // the (possibly lower) limits of this process.
   private static final EventLimits READ_LIMITS =
-      EventLimits.builder().maxPayloadBytes(Integer.MAX_VALUE).maxHeadersBytes(Integer.MAX_VALUE)
-          .maxNameLength(Integer.MAX_VALUE).build();
+      EventLimits.builder()
+          .maxPayloadBytes(Integer.MAX_VALUE)
+          .maxHeadersBytes(Integer.MAX_VALUE)
+          .maxNameLength(Integer.MAX_VALUE)
+          .build();
 
   private final DataSource dataSource;
   private final Dialect dialect;
