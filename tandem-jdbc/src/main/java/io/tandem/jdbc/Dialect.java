@@ -2,23 +2,49 @@ package io.tandem.jdbc;
 
 import io.tandem.core.TandemException;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.time.Duration;
+import java.util.Collection;
 import java.util.Locale;
+import java.util.Optional;
+import javax.sql.DataSource;
 
 /**
  * The SQL of one database family. Every statement Tandem runs is a constant of a dialect, with bind
- * parameters; nothing is concatenated from input.
+ * parameters; nothing is concatenated from input. A list parameter (row ids, partitions) is bound
+ * with {@link #bindList}, as an array or a JSON document depending on the database.
  *
- * <p>Statements use the table names {@code tandem_outbox} and {@code tandem_inbox} in the
- * connection's current schema (set the schema with the JDBC URL, e.g. {@code currentSchema} on
- * PostgreSQL).
+ * <p>Statements use the tables {@code tandem_outbox}, {@code tandem_inbox}, {@code
+ * tandem_relay_partition} and {@code tandem_relay_instance} in the connection's current schema
+ * (choose the schema with the JDBC URL, e.g. {@code currentSchema} on PostgreSQL).
  *
  * <p>Implementations are stateless and thread-safe.
  */
 public interface Dialect {
 
+  /** The number of relay partitions the schema defines (events are spread by aggregate). */
+  int PARTITIONS = 64;
+
   /** The family name; also the folder of its migrations, {@code db/<name>/}. */
   String name();
+
+  /** Binds a list of numbers (row ids, partitions, epochs) as one parameter. */
+  void bindList(
+      Connection connection, PreparedStatement ps, int index, Collection<? extends Number> values)
+      throws SQLException;
+
+  /**
+   * Starts a listener that calls {@code onNotify} soon after new outbox rows commit, when the
+   * database can push notifications (PostgreSQL's LISTEN/NOTIFY). Empty when it cannot: the relay
+   * then relies on polling alone.
+   */
+  default Optional<AutoCloseable> listenForOutboxInserts(
+      DataSource dataSource, Runnable onNotify, Duration reconnectDelay) {
+    return Optional.empty();
+  }
+
+  // ---- outbox: append -------------------------------------------------------------------------
 
   /**
    * Inserts one event. Parameters: event_id, aggregate_type, aggregate_id, aggregate_version,
@@ -26,23 +52,127 @@ public interface Dialect {
    */
   String outboxInsert();
 
+  // ---- outbox: relay ------------------------------------------------------------------------
+
   /**
-   * Claims due events for one relay and returns them. Parameters: batch size, relay id, lease in
-   * milliseconds. Rows come back in any order; sort by {@code id}.
+   * Reads due events of the given partitions, in row order, skipping every event that has an
+   * earlier unpublished version of its aggregate that cannot go first (quarantined, waiting for a
+   * retry, or inserted later). Parameters: partitions (list), batch size. Columns: id, event_id,
+   * aggregate_type, aggregate_id, aggregate_version, event_type, schema_version, payload, headers,
+   * occurred_at, attempts, partition_no.
    */
   String outboxClaim();
 
-  /** Marks claimed events published. Parameters: relay id, array of row ids. */
+  /**
+   * Marks acknowledged events published, fenced by partition ownership: only rows of partitions the
+   * relay still owns, with the epoch it owns them under and a live lease. Parameters: relay id
+   * (published_by), partitions (list), epochs (list, aligned with partitions), row ids (list),
+   * relay id (owner).
+   */
   String outboxMarkPublished();
 
   /**
-   * Releases one event for a later attempt. Parameters: delay in milliseconds, last_error,
-   * error_class, row id, relay id.
+   * Schedules one event for a later attempt, fenced. Parameters: delay in milliseconds, last_error,
+   * error_class, row id, relay id (owner), epoch of the row's partition.
    */
   String outboxRetryLater();
 
-  /** Quarantines one event. Parameters: last_error, error_class, row id, relay id. */
+  /**
+   * Quarantines one event, fenced. Parameters: last_error, error_class, row id, relay id (owner),
+   * epoch of the row's partition.
+   */
   String outboxQuarantine();
+
+  // ---- relay partitions -----------------------------------------------------------------------
+
+  /** Registers or refreshes a relay instance. Parameters: relay id, host. */
+  String relayHeartbeat();
+
+  /** Counts live relay instances. Parameter: liveness window in milliseconds. Column: count. */
+  String relayLiveInstances();
+
+  /** Extends the leases a relay still holds. Parameters: lease in milliseconds, relay id. */
+  String relayRenew();
+
+  /**
+   * The partitions a relay holds with a live lease. Parameter: relay id. Columns: partition_no,
+   * epoch.
+   */
+  String relayOwnedPartitions();
+
+  /**
+   * Locks up to n free or expired partitions, skipping locked ones. Parameter: n. Column:
+   * partition_no.
+   */
+  String relayAcquireCandidates();
+
+  /**
+   * Takes the given partitions, bumping their epoch. Parameters: relay id, lease in milliseconds,
+   * partitions (list).
+   */
+  String relayAcquire();
+
+  /** Gives partitions back. Parameters: relay id, partitions (list). */
+  String relayRelease();
+
+  /** Removes a relay instance. Parameter: relay id. */
+  String relayDeregister();
+
+  /** Removes instances silent for longer than a window. Parameter: window in milliseconds. */
+  String relayPurgeInstances();
+
+  // ---- operations ---------------------------------------------------------------------------
+
+  /**
+   * Lists quarantined events. Parameter: limit. Columns: event_id, aggregate_type, aggregate_id,
+   * aggregate_version, event_type, attempts, error_class, last_error, quarantined_at, created_at.
+   */
+  String opsListQuarantined();
+
+  /** Puts one quarantined event back to pending. Parameter: event_id. */
+  String opsReplay();
+
+  /** Puts every quarantined event back to pending. */
+  String opsReplayAll();
+
+  /** Skips one unpublished event with a reason. Parameters: reason, event_id. */
+  String opsSkip();
+
+  /**
+   * Backlog figures. Columns: pending (count), oldest_pending_age_ms, quarantined (count), skipped
+   * (count), published (count).
+   */
+  String opsBacklog();
+
+  /**
+   * Partition ownership. Columns: partition_no, owner, epoch, lease_remaining_ms (negative when
+   * expired, null when free), pending (count of due-or-waiting events in the partition).
+   */
+  String opsPartitions();
+
+  /** Relay instances. Columns: relay_id, host, started_at, heartbeat_age_ms. */
+  String opsInstances();
+
+  // ---- retention ----------------------------------------------------------------------------
+
+  /**
+   * The conservative watermark: the smallest id of a pending event, or one past the largest id when
+   * nothing is pending. Column: watermark.
+   */
+  String retentionWatermark();
+
+  /**
+   * Counts what retention would delete. Parameters: age in milliseconds, watermark. Column: count.
+   */
+  String retentionCount();
+
+  /**
+   * Deletes one batch of published rows older than the policy and below the watermark. Parameters:
+   * age in milliseconds, watermark, batch size.
+   */
+  String retentionDelete();
+
+  // ---- inbox --------------------------------------------------------------------------------
 
   /**
    * Records that a consumer processed an event; affects one row the first time, none for a
@@ -68,5 +198,14 @@ public interface Dialect {
     }
     throw new TandemException(
         "Tandem has no dialect for database '" + product + "'; supported: PostgreSQL");
+  }
+
+  /** The dialect of the database behind {@code dataSource}. */
+  static Dialect of(DataSource dataSource) {
+    try (Connection c = dataSource.getConnection()) {
+      return of(c);
+    } catch (SQLException e) {
+      throw new JdbcException("cannot connect to detect the database dialect", e);
+    }
   }
 }

@@ -1,10 +1,20 @@
 package io.tandem.jdbc;
 
+import io.tandem.jdbc.internal.PostgresNotificationListener;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.Optional;
+import javax.sql.DataSource;
 
-/** PostgreSQL 12 and later. Claims use {@code FOR UPDATE SKIP LOCKED}. */
+/** PostgreSQL 12 and later. Lists bind as arrays; new outbox rows are announced by NOTIFY. */
 public final class PostgresDialect implements Dialect {
   public static final PostgresDialect INSTANCE = new PostgresDialect();
+
+  /** The channel the outbox's insert trigger notifies. */
+  public static final String OUTBOX_CHANNEL = "tandem_outbox";
 
   private static final String INSERT =
       """
@@ -14,51 +24,214 @@ public final class PostgresDialect implements Dialect {
       VALUES (?, ?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?)
       """;
 
-  // Due = unpublished, not quarantined, retry time reached, no live lease. SKIP LOCKED lets
-  // concurrent relays claim disjoint batches; the lease keeps a claimed row away from other
-  // relays after this short transaction commits.
+  // A row may go when no earlier version of its aggregate is still unpublished in a state that
+  // must go first: quarantined (order holds until an operator acts), waiting for a retry, or
+  // appended later than it (p.id > o.id). An earlier version that is due and has a smaller id is
+  // read in the same scan, ahead of it.
   private static final String CLAIM =
       """
-      WITH due AS (
-          SELECT id FROM tandem_outbox
-          WHERE published_at IS NULL AND quarantined_at IS NULL
-            AND next_attempt_at <= now()
-            AND (lease_until IS NULL OR lease_until < now())
-          ORDER BY id
-          LIMIT ?
-          FOR UPDATE SKIP LOCKED)
-      UPDATE tandem_outbox o
-         SET claimed_by = ?, lease_until = now() + make_interval(secs => ? / 1000.0),
-             attempts = o.attempts + 1
-        FROM due
-       WHERE o.id = due.id
-      RETURNING o.id, o.event_id, o.aggregate_type, o.aggregate_id, o.aggregate_version,
-                o.event_type, o.schema_version, o.payload::text AS payload,
-                o.headers::text AS headers, o.occurred_at, o.attempts
+      SELECT o.id, o.event_id, o.aggregate_type, o.aggregate_id, o.aggregate_version,
+             o.event_type, o.schema_version, o.payload::text AS payload,
+             o.headers::text AS headers, o.occurred_at, o.attempts, o.partition_no
+        FROM tandem_outbox o
+       WHERE o.partition_no = ANY (?)
+         AND o.published_at IS NULL AND o.quarantined_at IS NULL AND o.skipped_at IS NULL
+         AND o.next_attempt_at <= now()
+         AND NOT EXISTS (
+             SELECT 1 FROM tandem_outbox p
+              WHERE p.aggregate_type = o.aggregate_type AND p.aggregate_id = o.aggregate_id
+                AND p.aggregate_version < o.aggregate_version
+                AND p.published_at IS NULL AND p.skipped_at IS NULL
+                AND (p.quarantined_at IS NOT NULL OR p.next_attempt_at > now() OR p.id > o.id))
+       ORDER BY o.id
+       LIMIT ?
+      """;
+
+  private static final String OWNED =
+      """
+      EXISTS (SELECT 1 FROM tandem_relay_partition p
+               WHERE p.partition_no = o.partition_no AND p.owner = ? AND p.epoch = ?
+                 AND p.lease_until > now())
       """;
 
   private static final String MARK_PUBLISHED =
       """
-      UPDATE tandem_outbox
-         SET published_at = now(), claimed_by = NULL, lease_until = NULL,
+      UPDATE tandem_outbox o
+         SET published_at = now(), published_by = ?, attempts = o.attempts + 1,
              last_error = NULL, error_class = NULL
-       WHERE claimed_by = ? AND id = ANY (?) AND published_at IS NULL
+        FROM tandem_relay_partition p,
+             unnest(?::int[], ?::bigint[]) AS mine(partition_no, epoch)
+       WHERE o.id = ANY (?) AND o.published_at IS NULL
+         AND p.partition_no = o.partition_no AND p.owner = ? AND p.lease_until > now()
+         AND mine.partition_no = p.partition_no AND mine.epoch = p.epoch
       """;
 
   private static final String RETRY_LATER =
       """
-      UPDATE tandem_outbox
-         SET next_attempt_at = now() + make_interval(secs => ? / 1000.0),
-             last_error = ?, error_class = ?, claimed_by = NULL, lease_until = NULL
-       WHERE id = ? AND claimed_by = ? AND published_at IS NULL
-      """;
+      UPDATE tandem_outbox o
+         SET attempts = o.attempts + 1,
+             next_attempt_at = now() + make_interval(secs => ? / 1000.0),
+             last_error = ?, error_class = ?
+       WHERE o.id = ? AND o.published_at IS NULL AND
+      """
+          + OWNED;
 
   private static final String QUARANTINE =
       """
+      UPDATE tandem_outbox o
+         SET attempts = o.attempts + 1, quarantined_at = now(), last_error = ?, error_class = ?
+       WHERE o.id = ? AND o.published_at IS NULL AND
+      """
+          + OWNED;
+
+  private static final String HEARTBEAT =
+      """
+      INSERT INTO tandem_relay_instance (relay_id, host, started_at, heartbeat_at)
+      VALUES (?, ?, now(), now())
+      ON CONFLICT (relay_id) DO UPDATE SET heartbeat_at = now()
+      """;
+
+  private static final String LIVE_INSTANCES =
+      """
+      SELECT count(*) FROM tandem_relay_instance
+       WHERE heartbeat_at > now() - make_interval(secs => ? / 1000.0)
+      """;
+
+  private static final String RENEW =
+      """
+      UPDATE tandem_relay_partition
+         SET lease_until = now() + make_interval(secs => ? / 1000.0)
+       WHERE owner = ? AND lease_until > now()
+      """;
+
+  private static final String OWNED_PARTITIONS =
+      """
+      SELECT partition_no, epoch FROM tandem_relay_partition
+       WHERE owner = ? AND lease_until > now()
+       ORDER BY partition_no
+      """;
+
+  private static final String ACQUIRE_CANDIDATES =
+      """
+      SELECT partition_no FROM tandem_relay_partition
+       WHERE owner IS NULL OR lease_until IS NULL OR lease_until <= now()
+       ORDER BY partition_no
+       LIMIT ?
+       FOR UPDATE SKIP LOCKED
+      """;
+
+  private static final String ACQUIRE =
+      """
+      UPDATE tandem_relay_partition
+         SET owner = ?, epoch = epoch + 1, acquired_at = now(),
+             lease_until = now() + make_interval(secs => ? / 1000.0)
+       WHERE partition_no = ANY (?)
+      """;
+
+  private static final String RELEASE =
+      """
+      UPDATE tandem_relay_partition SET owner = NULL, lease_until = NULL
+       WHERE owner = ? AND partition_no = ANY (?)
+      """;
+
+  private static final String DEREGISTER = "DELETE FROM tandem_relay_instance WHERE relay_id = ?";
+
+  private static final String PURGE_INSTANCES =
+      """
+      DELETE FROM tandem_relay_instance
+       WHERE heartbeat_at < now() - make_interval(secs => ? / 1000.0)
+      """;
+
+  private static final String LIST_QUARANTINED =
+      """
+      SELECT event_id, aggregate_type, aggregate_id, aggregate_version, event_type, attempts,
+             error_class, last_error, quarantined_at, created_at
+        FROM tandem_outbox
+       WHERE quarantined_at IS NOT NULL AND published_at IS NULL AND skipped_at IS NULL
+       ORDER BY id
+       LIMIT ?
+      """;
+
+  private static final String REPLAY =
+      """
       UPDATE tandem_outbox
-         SET quarantined_at = now(), last_error = ?, error_class = ?,
-             claimed_by = NULL, lease_until = NULL
-       WHERE id = ? AND claimed_by = ? AND published_at IS NULL
+         SET quarantined_at = NULL, attempts = 0, next_attempt_at = now()
+       WHERE event_id = ? AND quarantined_at IS NOT NULL AND published_at IS NULL
+         AND skipped_at IS NULL
+      """;
+
+  private static final String REPLAY_ALL =
+      """
+      UPDATE tandem_outbox
+         SET quarantined_at = NULL, attempts = 0, next_attempt_at = now()
+       WHERE quarantined_at IS NOT NULL AND published_at IS NULL AND skipped_at IS NULL
+      """;
+
+  private static final String SKIP =
+      """
+      UPDATE tandem_outbox SET skipped_at = now(), skip_reason = ?
+       WHERE event_id = ? AND published_at IS NULL AND skipped_at IS NULL
+      """;
+
+  private static final String BACKLOG =
+      """
+      SELECT count(*) FILTER (WHERE published_at IS NULL AND quarantined_at IS NULL
+                                AND skipped_at IS NULL) AS pending,
+             (EXTRACT(EPOCH FROM now() - min(created_at) FILTER (
+                 WHERE published_at IS NULL AND quarantined_at IS NULL AND skipped_at IS NULL))
+                 * 1000)::bigint AS oldest_pending_age_ms,
+             count(*) FILTER (WHERE quarantined_at IS NOT NULL AND published_at IS NULL
+                                AND skipped_at IS NULL) AS quarantined,
+             count(*) FILTER (WHERE skipped_at IS NOT NULL) AS skipped,
+             count(*) FILTER (WHERE published_at IS NOT NULL) AS published
+        FROM tandem_outbox
+      """;
+
+  private static final String PARTITIONS =
+      """
+      SELECT p.partition_no, p.owner, p.epoch,
+             (EXTRACT(EPOCH FROM p.lease_until - now()) * 1000)::bigint AS lease_remaining_ms,
+             (SELECT count(*) FROM tandem_outbox o
+               WHERE o.partition_no = p.partition_no AND o.published_at IS NULL
+                 AND o.quarantined_at IS NULL AND o.skipped_at IS NULL) AS pending
+        FROM tandem_relay_partition p
+       ORDER BY p.partition_no
+      """;
+
+  private static final String INSTANCES =
+      """
+      SELECT relay_id, host, started_at,
+             (EXTRACT(EPOCH FROM now() - heartbeat_at) * 1000)::bigint AS heartbeat_age_ms
+        FROM tandem_relay_instance
+       ORDER BY relay_id
+      """;
+
+  private static final String WATERMARK =
+      """
+      SELECT coalesce(
+          (SELECT min(id) FROM tandem_outbox
+            WHERE published_at IS NULL AND quarantined_at IS NULL AND skipped_at IS NULL),
+          (SELECT max(id) + 1 FROM tandem_outbox),
+          0) AS watermark
+      """;
+
+  private static final String RETENTION_COUNT =
+      """
+      SELECT count(*) FROM tandem_outbox
+       WHERE published_at IS NOT NULL
+         AND published_at < now() - make_interval(secs => ? / 1000.0)
+         AND id < ?
+      """;
+
+  private static final String RETENTION_DELETE =
+      """
+      DELETE FROM tandem_outbox
+       WHERE id IN (SELECT id FROM tandem_outbox
+                     WHERE published_at IS NOT NULL
+                       AND published_at < now() - make_interval(secs => ? / 1000.0)
+                       AND id < ?
+                     ORDER BY id
+                     LIMIT ?)
       """;
 
   private static final String INBOX_INSERT =
@@ -74,6 +247,21 @@ public final class PostgresDialect implements Dialect {
   @Override
   public String name() {
     return "postgresql";
+  }
+
+  @Override
+  public void bindList(
+      Connection connection, PreparedStatement ps, int index, Collection<? extends Number> values)
+      throws SQLException {
+    boolean integers = values.stream().allMatch(v -> v instanceof Integer);
+    ps.setArray(index, connection.createArrayOf(integers ? "integer" : "bigint", values.toArray()));
+  }
+
+  @Override
+  public Optional<AutoCloseable> listenForOutboxInserts(
+      DataSource dataSource, Runnable onNotify, Duration reconnectDelay) {
+    return Optional.of(
+        PostgresNotificationListener.start(dataSource, OUTBOX_CHANNEL, onNotify, reconnectDelay));
   }
 
   @Override
@@ -99,6 +287,101 @@ public final class PostgresDialect implements Dialect {
   @Override
   public String outboxQuarantine() {
     return QUARANTINE;
+  }
+
+  @Override
+  public String relayHeartbeat() {
+    return HEARTBEAT;
+  }
+
+  @Override
+  public String relayLiveInstances() {
+    return LIVE_INSTANCES;
+  }
+
+  @Override
+  public String relayRenew() {
+    return RENEW;
+  }
+
+  @Override
+  public String relayOwnedPartitions() {
+    return OWNED_PARTITIONS;
+  }
+
+  @Override
+  public String relayAcquireCandidates() {
+    return ACQUIRE_CANDIDATES;
+  }
+
+  @Override
+  public String relayAcquire() {
+    return ACQUIRE;
+  }
+
+  @Override
+  public String relayRelease() {
+    return RELEASE;
+  }
+
+  @Override
+  public String relayDeregister() {
+    return DEREGISTER;
+  }
+
+  @Override
+  public String relayPurgeInstances() {
+    return PURGE_INSTANCES;
+  }
+
+  @Override
+  public String opsListQuarantined() {
+    return LIST_QUARANTINED;
+  }
+
+  @Override
+  public String opsReplay() {
+    return REPLAY;
+  }
+
+  @Override
+  public String opsReplayAll() {
+    return REPLAY_ALL;
+  }
+
+  @Override
+  public String opsSkip() {
+    return SKIP;
+  }
+
+  @Override
+  public String opsBacklog() {
+    return BACKLOG;
+  }
+
+  @Override
+  public String opsPartitions() {
+    return PARTITIONS;
+  }
+
+  @Override
+  public String opsInstances() {
+    return INSTANCES;
+  }
+
+  @Override
+  public String retentionWatermark() {
+    return WATERMARK;
+  }
+
+  @Override
+  public String retentionCount() {
+    return RETENTION_COUNT;
+  }
+
+  @Override
+  public String retentionDelete() {
+    return RETENTION_DELETE;
   }
 
   @Override

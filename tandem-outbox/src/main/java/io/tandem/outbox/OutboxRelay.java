@@ -1,26 +1,29 @@
 package io.tandem.outbox;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.tandem.core.ErrorClass;
-import io.tandem.core.Event;
 import io.tandem.core.FaultInjector;
 import io.tandem.core.PublishException;
 import io.tandem.core.RetryPolicy;
 import io.tandem.core.spi.PublishOutcome;
 import io.tandem.core.spi.Transport;
 import io.tandem.jdbc.Dialect;
-import io.tandem.jdbc.JdbcException;
 import io.tandem.outbox.internal.ClaimedEvent;
 import io.tandem.outbox.internal.OutboxStore;
-import java.sql.Connection;
-import java.sql.SQLException;
+import io.tandem.outbox.internal.OwnedPartitions;
+import io.tandem.outbox.internal.PartitionLeases;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.Deque;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadLocalRandom;
@@ -32,18 +35,28 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The polling relay: publishes committed outbox events through a {@link Transport}, at least once.
+ * The polling relay: publishes committed outbox events through a {@link Transport}, at least once,
+ * in aggregate order, with any number of instances side by side.
  *
- * <p>Each cycle (1) claims up to {@code batchSize} due rows in a short transaction with {@code FOR
- * UPDATE SKIP LOCKED} in row-id order, setting a lease ({@code claimed_by}, {@code lease_until}),
- * and commits; (2) publishes the batch outside any transaction and waits for the broker's
- * acknowledgements; (3) marks acknowledged rows published, and schedules failed ones for a retry
- * with exponential backoff and full jitter, or quarantines them (permanent error, or {@link
- * RetryPolicy#maxAttempts()} reached). No lock or transaction is held while the broker is asked.
+ * <p><b>Partitions.</b> Every event belongs to one of 64 partitions derived from its aggregate.
+ * Relay instances share the partitions through leases in {@code tandem_relay_partition}: each
+ * heartbeats, renews what it holds and moves towards a fair share (64 / live instances), taking
+ * free and expired partitions ({@code FOR UPDATE SKIP LOCKED}) and giving back extra ones when
+ * others join. Each acquisition bumps the partition's <em>epoch</em>; a relay marks rows only under
+ * the epoch it holds, so one whose lease moved on cannot mark anything any more.
  *
- * <p>A relay that dies between the acknowledgement and the marking leaves its rows claimed; when
- * the lease expires another relay (or the same one, restarted) publishes them again with the same
- * event id. Consumers deduplicate with the inbox. Several relays on one table claim disjoint rows.
+ * <p><b>Cycle.</b> (1) read due events of the owned partitions in row order — no row lock, no
+ * write; an event waits while an earlier version of its aggregate is quarantined or waiting for a
+ * retry; (2) publish outside any transaction, in rounds: the first pending version of every
+ * aggregate in the batch, then the next versions of the aggregates whose previous version was
+ * acknowledged, so an event is never sent before its predecessor was acknowledged; (3) in one short
+ * transaction, mark acknowledged rows published, schedule retriable failures with exponential
+ * backoff and full jitter, and quarantine permanent failures (or the last allowed attempt). A relay
+ * that dies after the acknowledgement and before marking leaves its rows unpublished: the next
+ * owner of the partition publishes them again with the same event id.
+ *
+ * <p><b>Wake-up.</b> On PostgreSQL the relay LISTENs for the outbox's insert notification and
+ * starts a cycle at once; otherwise, and as a fallback, it polls every {@code pollInterval}.
  *
  * <pre>{@code
  * OutboxRelay relay = OutboxRelay.builder()
@@ -52,19 +65,21 @@ import org.slf4j.LoggerFactory;
  *     .build();
  * relay.start();
  * ...
- * relay.close(); // finishes the batch in flight, then stops
+ * relay.close(); // finishes the batch in flight, gives its partitions back, stops
  * }</pre>
  *
  * <p>Defaults: batch size {@value #DEFAULT_BATCH_SIZE}, lease {@value #DEFAULT_LEASE_SECONDS} s,
- * publish timeout {@value #DEFAULT_PUBLISH_TIMEOUT_SECONDS} s, idle poll interval {@value
- * #DEFAULT_POLL_INTERVAL_MILLIS} ms, {@link RetryPolicy#DEFAULTS}. The relay does not own the
- * transport or the data source: close them after the relay. Thread-safe.
+ * heartbeat every {@value #DEFAULT_HEARTBEAT_SECONDS} s, publish timeout {@value
+ * #DEFAULT_PUBLISH_TIMEOUT_SECONDS} s, fallback poll every {@value #DEFAULT_POLL_INTERVAL_MILLIS}
+ * ms, {@link RetryPolicy#DEFAULTS}. The relay does not own the transport or the data source: close
+ * them after the relay. Thread-safe.
  */
 public final class OutboxRelay implements AutoCloseable {
-  public static final int DEFAULT_BATCH_SIZE = 200;
-  public static final long DEFAULT_LEASE_SECONDS = 60;
-  public static final long DEFAULT_PUBLISH_TIMEOUT_SECONDS = 30;
-  public static final long DEFAULT_POLL_INTERVAL_MILLIS = 500;
+  public static final int DEFAULT_BATCH_SIZE = 500;
+  public static final long DEFAULT_LEASE_SECONDS = 30;
+  public static final long DEFAULT_HEARTBEAT_SECONDS = 5;
+  public static final long DEFAULT_PUBLISH_TIMEOUT_SECONDS = 10;
+  public static final long DEFAULT_POLL_INTERVAL_MILLIS = 1000;
 
   private static final Logger log = LoggerFactory.getLogger(OutboxRelay.class);
   private static final Duration ERROR_PAUSE = Duration.ofSeconds(1);
@@ -78,18 +93,23 @@ public final class OutboxRelay implements AutoCloseable {
   }
 
   private final String relayId;
+  private final DataSource dataSource;
+  private final Dialect dialect;
   private final OutboxStore store;
+  private final PartitionLeases leases;
   private final Transport transport;
   private final int batchSize;
   private final Duration lease;
+  private final Duration heartbeat;
   private final Duration publishTimeout;
   private final Duration pollInterval;
+  private final boolean listen;
   private final RetryPolicy retryPolicy;
   private final FaultInjector faults;
   private final ThreadFactory threadFactory;
 
-  private final Counter publishedCounter;
   private final MeterRegistry meters;
+  private final Counter publishedCounter;
   private final Timer batchTimer;
   private final AtomicLong published = new AtomicLong();
   private final AtomicLong failed = new AtomicLong();
@@ -98,16 +118,25 @@ public final class OutboxRelay implements AutoCloseable {
   private final Condition wake = lock.newCondition();
   private boolean wakeRequested;
   private volatile State state = State.NEW;
+  private volatile String lastError;
+  private volatile long lastRenewalNanos;
+  private long nextCoordinationNanos = System.nanoTime();
   private Thread worker;
+  private AutoCloseable listener;
 
   private OutboxRelay(Builder b) {
     this.relayId = b.relayId;
+    this.dataSource = b.dataSource;
+    this.dialect = b.dialect;
     this.store = new OutboxStore(b.dataSource, b.dialect);
+    this.leases = new PartitionLeases(b.dataSource, b.dialect, b.relayId, hostName(), b.lease);
     this.transport = b.transport;
     this.batchSize = b.batchSize;
     this.lease = b.lease;
+    this.heartbeat = b.heartbeat;
     this.publishTimeout = b.publishTimeout;
     this.pollInterval = b.pollInterval;
+    this.listen = b.listen;
     this.retryPolicy = b.retryPolicy;
     this.faults = b.faults;
     this.threadFactory = b.threadFactory;
@@ -119,106 +148,171 @@ public final class OutboxRelay implements AutoCloseable {
             .register(meters);
     this.batchTimer =
         Timer.builder("tandem.relay.batch")
-            .description("Claim, publish and mark of one batch")
+            .description("Read, publish and record of one batch")
             .tag("transport", transport.name())
             .register(meters);
+    Gauge.builder("tandem.relay.partitions.owned", leases, l -> l.owned().size())
+        .description("Partitions this relay holds a lease on")
+        .tag("relay", relayId)
+        .register(meters);
   }
 
   public static Builder builder() {
     return new Builder();
   }
 
-  /** This relay's identity, stored in {@code claimed_by} of the rows it holds. */
+  /** This relay's identity, stored as owner of its partitions and in {@code published_by}. */
   public String relayId() {
     return relayId;
   }
 
-  /** Starts the relay's worker thread. */
+  /** Starts the worker thread (and the LISTEN connection on PostgreSQL). */
   public synchronized void start() {
     if (state != State.NEW) {
       throw new IllegalStateException("relay " + relayId + " was already started (" + state + ")");
     }
     state = State.RUNNING;
+    if (listen) {
+      listener = dialect.listenForOutboxInserts(dataSource, this::wakeUp, ERROR_PAUSE).orElse(null);
+    }
     worker = threadFactory.newThread(this::run);
     worker.start();
-    log.info("relay {} started on transport {}", relayId, transport.name());
+    log.info(
+        "relay {} started on transport {} ({})",
+        relayId,
+        transport.name(),
+        listener != null
+            ? "LISTEN/NOTIFY wake-up"
+            : "polling every " + pollInterval.toMillis() + " ms");
   }
 
   /**
-   * Claims, publishes and records one batch on the calling thread.
+   * Runs one cycle on the calling thread: coordinates partitions when due, then reads, publishes
+   * and records one batch.
    *
-   * @return the number of events claimed (0 when nothing was due)
+   * @return the number of events read (0 when nothing was due or no partition is held)
    */
   public int runOnce() {
-    List<ClaimedEvent> batch = store.claim(relayId, batchSize, lease);
+    coordinateIfDue();
+    OwnedPartitions owned = leases.owned();
+    if (!owned.validAt(System.nanoTime())) {
+      return 0;
+    }
+    List<ClaimedEvent> batch = store.claim(owned, batchSize);
     if (batch.isEmpty()) {
       return 0;
     }
     Timer.Sample sample = Timer.start(meters);
     faults.reached(FaultInjector.RELAY_AFTER_CLAIM);
-    List<Event> events = new ArrayList<>(batch.size());
-    for (ClaimedEvent c : batch) {
-      events.add(c.event());
-    }
-    List<PublishOutcome> outcomes = transport.publish(events, publishTimeout);
+    List<Long> acknowledged = new ArrayList<>(batch.size());
+    List<OutboxStore.Failure> failures = new ArrayList<>();
+    publishInRounds(batch, owned, acknowledged, failures);
     faults.reached(FaultInjector.RELAY_AFTER_ACK);
-    record(batch, outcomes);
+    int marked = store.record(relayId, owned, acknowledged, failures);
+    published.addAndGet(marked);
+    publishedCounter.increment(marked);
+    failed.addAndGet(failures.size());
+    if (marked < acknowledged.size()) {
+      log.warn(
+          "relay {}: {} of {} acknowledged events were not marked: their partition moved to"
+              + " another relay, which publishes them again (consumers deduplicate)",
+          relayId,
+          acknowledged.size() - marked,
+          acknowledged.size());
+    }
     sample.stop(batchTimer);
+    lastError = null;
     return batch.size();
   }
 
-  private void record(List<ClaimedEvent> batch, List<PublishOutcome> outcomes) {
-    if (outcomes.size() != batch.size()) {
+  /**
+   * Publishes the batch so that no event leaves before the previous version of its aggregate was
+   * acknowledged: round k holds the k-th pending event of every aggregate still in good standing.
+   */
+  private void publishInRounds(
+      List<ClaimedEvent> batch,
+      OwnedPartitions owned,
+      List<Long> acknowledged,
+      List<OutboxStore.Failure> failures) {
+    Map<String, Deque<ClaimedEvent>> byAggregate = new LinkedHashMap<>();
+    for (ClaimedEvent c : batch) {
+      byAggregate
+          .computeIfAbsent(
+              c.event().aggregateType() + '\u0000' + c.event().aggregateId(),
+              k -> new ArrayDeque<>())
+          .add(c);
+    }
+    byAggregate.values().forEach(q -> sortByVersion(q));
+    long deadline = System.nanoTime() + publishTimeout.toNanos();
+    while (!byAggregate.isEmpty()) {
+      long now = System.nanoTime();
+      long budget = Math.min(deadline - now, owned.validUntilNanos() - now);
+      if (budget <= 0) {
+        return; // out of time or lease: the rest stays due and is read again
+      }
+      List<ClaimedEvent> round = new ArrayList<>(byAggregate.size());
+      byAggregate.values().forEach(q -> round.add(q.poll()));
+      List<PublishOutcome> outcomes =
+          transport.publish(
+              round.stream().map(ClaimedEvent::event).toList(), Duration.ofNanos(budget));
+      check(round, outcomes);
+      for (int i = 0; i < round.size(); i++) {
+        ClaimedEvent c = round.get(i);
+        PublishOutcome outcome = outcomes.get(i);
+        if (outcome.acknowledged()) {
+          acknowledged.add(c.rowId());
+        } else {
+          failures.add(failure(c, outcome.failure()));
+          // later versions of this aggregate wait for this one
+          byAggregate.remove(c.event().aggregateType() + '\u0000' + c.event().aggregateId());
+        }
+      }
+      byAggregate.values().removeIf(Deque::isEmpty);
+    }
+  }
+
+  private static void sortByVersion(Deque<ClaimedEvent> queue) {
+    if (queue.size() > 1) {
+      List<ClaimedEvent> sorted = new ArrayList<>(queue);
+      sorted.sort(Comparator.comparingLong(c -> c.event().aggregateVersion()));
+      queue.clear();
+      queue.addAll(sorted);
+    }
+  }
+
+  private void check(List<ClaimedEvent> round, List<PublishOutcome> outcomes) {
+    if (outcomes.size() != round.size()) {
       throw new IllegalStateException(
           "transport "
               + transport.name()
               + " returned "
               + outcomes.size()
               + " outcomes for "
-              + batch.size()
+              + round.size()
               + " events");
     }
-    List<Long> acknowledged = new ArrayList<>(batch.size());
-    List<OutboxStore.Failure> failures = new ArrayList<>();
-    for (int i = 0; i < batch.size(); i++) {
-      ClaimedEvent claimed = batch.get(i);
-      PublishOutcome outcome = outcomes.get(i);
-      if (!outcome.eventId().equals(claimed.event().eventId())) {
+    for (int i = 0; i < round.size(); i++) {
+      if (!outcomes.get(i).eventId().equals(round.get(i).event().eventId())) {
         throw new IllegalStateException(
             "transport " + transport.name() + " returned outcomes out of order at index " + i);
       }
-      if (outcome.acknowledged()) {
-        acknowledged.add(claimed.rowId());
-      } else {
-        failures.add(failure(claimed, outcome.failure()));
-      }
-    }
-    int marked = store.record(relayId, acknowledged, failures);
-    published.addAndGet(marked);
-    publishedCounter.increment(marked);
-    failed.addAndGet(failures.size());
-    if (marked < acknowledged.size()) {
-      log.warn(
-          "relay {}: {} of {} acknowledged events had lost their lease before marking; another"
-              + " relay publishes them again (consumers deduplicate)",
-          relayId,
-          acknowledged.size() - marked,
-          acknowledged.size());
     }
   }
 
   private OutboxStore.Failure failure(ClaimedEvent claimed, PublishException error) {
-    ErrorClass errorClass = error.errorClass();
     boolean quarantine = !error.retriable() || !retryPolicy.mayRetry(claimed.attempt());
     Duration delay = quarantine ? Duration.ZERO : retryPolicy.delayAfter(claimed.attempt());
-    meters.counter("tandem.relay.failures", "error_class", errorClass.name()).increment();
+    meters.counter("tandem.relay.failures", "error_class", error.errorClass().name()).increment();
     if (quarantine) {
       log.error(
-          "relay {}: quarantining {} after attempt {} ({}): {}",
+          "relay {}: quarantining {} after attempt {} ({}); later events of aggregate {}/{} wait"
+              + " for an operator (OutboxOperations.replay or skip): {}",
           relayId,
           claimed.event(),
           claimed.attempt(),
-          errorClass,
+          error.errorClass(),
+          claimed.event().aggregateType(),
+          claimed.event().aggregateId(),
           error.getMessage());
     } else {
       log.warn(
@@ -226,38 +320,87 @@ public final class OutboxRelay implements AutoCloseable {
           relayId,
           claimed.attempt(),
           claimed.event(),
-          errorClass,
+          error.errorClass(),
           delay.toMillis(),
           error.getMessage());
     }
     return new OutboxStore.Failure(
-        claimed.rowId(), errorClass, error.getMessage(), quarantine, delay);
+        claimed.rowId(),
+        claimed.partition(),
+        error.errorClass(),
+        error.getMessage(),
+        quarantine,
+        delay);
+  }
+
+  private void coordinateIfDue() {
+    long now = System.nanoTime();
+    if (now - nextCoordinationNanos < 0) {
+      return;
+    }
+    int before = leases.owned().size();
+    try {
+      OwnedPartitions owned = leases.coordinate();
+      lastRenewalNanos = now;
+      if (owned.size() != before) {
+        log.info(
+            "relay {} holds {} of {} partitions (fair share {})",
+            relayId,
+            owned.size(),
+            Dialect.PARTITIONS,
+            leases.share());
+      }
+      // Below its share a relay looks again soon, to pick up partitions others give back.
+      Duration next = owned.size() < leases.share() ? pollInterval : heartbeat;
+      nextCoordinationNanos = now + Math.min(next.toNanos(), heartbeat.toNanos());
+    } catch (RuntimeException e) {
+      lastError = e.getMessage();
+      log.error(
+          "relay {}: cannot renew partition leases; it stops publishing when they run out and"
+              + " other relays take over",
+          relayId,
+          e);
+      nextCoordinationNanos = now + ERROR_PAUSE.toNanos();
+    }
   }
 
   private void run() {
     try {
       while (state == State.RUNNING) {
-        int claimed;
+        int read;
         try {
-          claimed = runOnce();
+          read = runOnce();
         } catch (FaultInjector.SimulatedCrash crash) {
           throw crash;
         } catch (RuntimeException e) {
+          lastError = e.getMessage();
           log.error("relay {}: cycle failed, pausing {} ms", relayId, ERROR_PAUSE.toMillis(), e);
           pause(ERROR_PAUSE);
           continue;
         }
-        if (claimed < batchSize) {
-          pause(pollInterval);
+        if (read < batchSize) {
+          long untilCoordination = nextCoordinationNanos - System.nanoTime();
+          pause(Duration.ofNanos(Math.max(0, Math.min(pollInterval.toNanos(), untilCoordination))));
         }
       }
+      releasePartitions();
       state = State.STOPPED;
     } catch (FaultInjector.SimulatedCrash crash) {
       state = State.CRASHED;
+      closeListener();
       log.warn(
-          "relay {} crashed on purpose ({}); its leases expire by themselves",
+          "relay {} crashed on purpose ({}); its partition leases expire by themselves",
           relayId,
           crash.getMessage());
+    }
+  }
+
+  private void releasePartitions() {
+    try {
+      leases.releaseAll();
+    } catch (RuntimeException e) {
+      log.warn(
+          "relay {}: could not give its partitions back; they expire by themselves", relayId, e);
     }
   }
 
@@ -308,9 +451,25 @@ public final class OutboxRelay implements AutoCloseable {
     return failed.get();
   }
 
+  /** This instance's view of itself: partitions, last renewal, last error, counters. */
+  public RelayStatus status() {
+    long renewed = lastRenewalNanos;
+    OwnedPartitions owned = leases.owned();
+    return new RelayStatus(
+        relayId,
+        state.name(),
+        owned.validAt(System.nanoTime()) ? owned.epochs().keySet() : java.util.Set.of(),
+        leases.share(),
+        renewed == 0 ? null : Duration.ofNanos(System.nanoTime() - renewed),
+        lastError,
+        published.get(),
+        failed.get());
+  }
+
   /**
-   * Stops gracefully: no new batch is claimed, the batch in flight is published and recorded, then
-   * the worker ends. Waits at most the publish timeout plus 10 seconds.
+   * Stops gracefully: no new batch is read, the batch in flight is published and recorded, the
+   * partitions are given back so other relays take over at once, then the worker ends. Waits at
+   * most the publish timeout plus 10 seconds.
    */
   @Override
   public void close() {
@@ -322,19 +481,40 @@ public final class OutboxRelay implements AutoCloseable {
       t = worker;
     }
     wakeUp();
-    if (t == null) {
+    if (t != null) {
+      try {
+        t.join(publishTimeout.plusSeconds(10).toMillis());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      if (t.isAlive()) {
+        log.warn("relay {} did not stop in time; its leases expire by themselves", relayId);
+      } else {
+        log.info("relay {} stopped; published {} events", relayId, published.get());
+      }
+    } else if (state == State.STOPPING || state == State.NEW) {
       state = State.STOPPED;
-      return;
     }
+    closeListener();
+  }
+
+  private void closeListener() {
+    AutoCloseable l = listener;
+    listener = null;
+    if (l != null) {
+      try {
+        l.close();
+      } catch (Exception e) {
+        log.debug("closing the LISTEN connection failed", e);
+      }
+    }
+  }
+
+  private static String hostName() {
     try {
-      t.join(publishTimeout.plusSeconds(10).toMillis());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-    if (t.isAlive()) {
-      log.warn("relay {} did not stop in time; its leases expire by themselves", relayId);
-    } else {
-      log.info("relay {} stopped; published {} events", relayId, published.get());
+      return java.net.InetAddress.getLocalHost().getHostName();
+    } catch (java.io.IOException e) {
+      return "unknown";
     }
   }
 
@@ -346,8 +526,10 @@ public final class OutboxRelay implements AutoCloseable {
     private String relayId = defaultRelayId();
     private int batchSize = DEFAULT_BATCH_SIZE;
     private Duration lease = Duration.ofSeconds(DEFAULT_LEASE_SECONDS);
+    private Duration heartbeat = Duration.ofSeconds(DEFAULT_HEARTBEAT_SECONDS);
     private Duration publishTimeout = Duration.ofSeconds(DEFAULT_PUBLISH_TIMEOUT_SECONDS);
     private Duration pollInterval = Duration.ofMillis(DEFAULT_POLL_INTERVAL_MILLIS);
+    private boolean listen = true;
     private RetryPolicy retryPolicy = RetryPolicy.DEFAULTS;
     private FaultInjector faults = FaultInjector.NONE;
     private ThreadFactory threadFactory;
@@ -377,15 +559,24 @@ public final class OutboxRelay implements AutoCloseable {
       return this;
     }
 
-    /** Events per claim, 1 to 10,000; default {@value OutboxRelay#DEFAULT_BATCH_SIZE}. */
+    /** Events read per cycle, 1 to 10,000; default {@value OutboxRelay#DEFAULT_BATCH_SIZE}. */
     public Builder batchSize(int batchSize) {
       this.batchSize = batchSize;
       return this;
     }
 
-    /** How long claimed rows stay reserved; must exceed the publish timeout. */
+    /**
+     * How long a partition lease lasts without renewal: after a crash, the time until another relay
+     * takes over. Must exceed {@code publishTimeout + heartbeatInterval}.
+     */
     public Builder leaseDuration(Duration lease) {
       this.lease = lease;
+      return this;
+    }
+
+    /** How often the relay heartbeats, renews its leases and rebalances. */
+    public Builder heartbeatInterval(Duration heartbeat) {
+      this.heartbeat = heartbeat;
       return this;
     }
 
@@ -395,9 +586,15 @@ public final class OutboxRelay implements AutoCloseable {
       return this;
     }
 
-    /** How long an idle relay waits before it looks for due rows again. */
+    /** The fallback poll: how long an idle relay waits before it looks for due rows again. */
     public Builder pollInterval(Duration pollInterval) {
       this.pollInterval = pollInterval;
+      return this;
+    }
+
+    /** Whether to LISTEN for inserts where the database supports it; default true. */
+    public Builder listenForInserts(boolean listen) {
+      this.listen = listen;
       return this;
     }
 
@@ -428,28 +625,27 @@ public final class OutboxRelay implements AutoCloseable {
     public OutboxRelay build() {
       require(dataSource != null, "dataSource is required");
       require(transport != null, "transport is required");
-      require(relayId != null && !relayId.isBlank(), "relayId must not be blank");
+      require(
+          relayId != null && !relayId.isBlank() && relayId.length() <= 200,
+          "relayId must be 1 to 200 characters, was '" + relayId + "'");
       require(
           batchSize >= 1 && batchSize <= 10_000,
           "batchSize must be between 1 and 10000, was " + batchSize);
       positive("publishTimeout", publishTimeout);
       positive("pollInterval", pollInterval);
       positive("leaseDuration", lease);
+      positive("heartbeatInterval", heartbeat);
       require(
-          lease.compareTo(publishTimeout) > 0,
+          lease.compareTo(publishTimeout.plus(heartbeat)) > 0,
           "leaseDuration ("
               + lease
-              + ") must exceed publishTimeout ("
-              + publishTimeout
-              + "), or another relay could take over rows that are still being published");
+              + ") must exceed publishTimeout + heartbeatInterval ("
+              + publishTimeout.plus(heartbeat)
+              + "), or a partition could move to another relay while a batch is in flight");
       Objects.requireNonNull(retryPolicy, "retryPolicy");
       Objects.requireNonNull(faults, "faultInjector");
       if (dialect == null) {
-        try (Connection c = dataSource.getConnection()) {
-          dialect = Dialect.of(c);
-        } catch (SQLException e) {
-          throw new JdbcException("cannot connect to detect the database dialect", e);
-        }
+        dialect = Dialect.of(dataSource);
       }
       if (meters == null) {
         meters = new SimpleMeterRegistry();
@@ -474,15 +670,13 @@ public final class OutboxRelay implements AutoCloseable {
     }
 
     private static String defaultRelayId() {
-      String host;
-      try {
-        host = java.net.InetAddress.getLocalHost().getHostName();
-      } catch (java.io.IOException e) {
-        host = "host";
-      }
       byte[] random = new byte[3];
       ThreadLocalRandom.current().nextBytes(random);
-      return host + "-" + ProcessHandle.current().pid() + "-" + HexFormat.of().formatHex(random);
+      return hostName()
+          + "-"
+          + ProcessHandle.current().pid()
+          + "-"
+          + HexFormat.of().formatHex(random);
     }
   }
 }

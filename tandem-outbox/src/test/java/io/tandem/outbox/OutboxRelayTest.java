@@ -9,14 +9,18 @@ import io.tandem.core.ErrorClass;
 import io.tandem.core.Event;
 import io.tandem.core.FaultInjector;
 import io.tandem.core.RetryPolicy;
+import io.tandem.core.TandemException;
 import io.tandem.jdbc.Transactions;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -50,15 +54,21 @@ class OutboxRelayTest {
     db.execute("ALTER TABLE tandem_outbox DISABLE TRIGGER tandem_outbox_guard");
     db.execute("DELETE FROM tandem_outbox");
     db.execute("ALTER TABLE tandem_outbox ENABLE TRIGGER tandem_outbox_guard");
+    db.execute("UPDATE tandem_relay_partition SET owner = NULL, lease_until = NULL");
+    db.execute("DELETE FROM tandem_relay_instance");
   }
 
   private List<Event> append(int aggregates, int versionsEach) {
+    return append("o-", aggregates, versionsEach);
+  }
+
+  private List<Event> append(String prefix, int aggregates, int versionsEach) {
     List<Event> events = new ArrayList<>();
     for (int v = 1; v <= versionsEach; v++) {
       for (int a = 0; a < aggregates; a++) {
         events.add(
             Event.builder()
-                .aggregate("Order", "o-" + a, v)
+                .aggregate("Order", prefix + a, v)
                 .eventType("OrderChanged")
                 .payload("{\"n\":" + v + "}")
                 .build());
@@ -80,8 +90,9 @@ class OutboxRelayTest {
         .relayId(id)
         .batchSize(50)
         .pollInterval(Duration.ofMillis(20))
-        .publishTimeout(Duration.ofSeconds(2))
-        .leaseDuration(Duration.ofSeconds(5));
+        .heartbeatInterval(Duration.ofMillis(300))
+        .publishTimeout(Duration.ofSeconds(1))
+        .leaseDuration(Duration.ofSeconds(3));
   }
 
   private OutboxRelay started(OutboxRelay.Builder b) {
@@ -93,6 +104,12 @@ class OutboxRelayTest {
 
   private long unpublished() {
     return db.count("SELECT count(*) FROM tandem_outbox WHERE published_at IS NULL");
+  }
+
+  private static void drain(OutboxRelay relay) {
+    while (relay.runOnce() > 0) {
+      // until nothing is due
+    }
   }
 
   /** Same envelope; the payload is equal as JSON (jsonb normalises whitespace and key order). */
@@ -107,42 +124,84 @@ class OutboxRelayTest {
     }
   }
 
+  /** Asserts that every aggregate's acknowledged versions never go backwards past a gap. */
+  private void assertAckedInAggregateOrder() {
+    Map<String, Long> last = new HashMap<>();
+    for (Event e : transport.acknowledged) {
+      long previous = last.getOrDefault(e.aggregateId(), 0L);
+      assertThat(e.aggregateVersion())
+          .as("%s acknowledged after version %d of its aggregate", e, previous)
+          .isLessThanOrEqualTo(previous + 1);
+      last.put(e.aggregateId(), Math.max(previous, e.aggregateVersion()));
+    }
+  }
+
   @Test
   void publishesEveryCommittedEventAndMarksItAfterTheAck() {
     List<Event> events = append(10, 3);
     OutboxRelay relay = relay("r1").build();
-    int claimed;
-    do {
-      claimed = relay.runOnce();
-    } while (claimed > 0);
+    drain(relay);
     assertThat(transport.acknowledged)
         .extracting(Event::eventId)
-        .containsExactlyElementsOf(events.stream().map(Event::eventId).toList());
-    assertSameEvent(transport.acknowledged.get(0), events.get(0));
+        .containsExactlyInAnyOrderElementsOf(events.stream().map(Event::eventId).toList());
+    assertSameEvent(
+        transport.acknowledged.stream()
+            .filter(e -> e.eventId().equals(events.get(0).eventId()))
+            .findFirst()
+            .orElseThrow(),
+        events.get(0));
+    assertAckedInAggregateOrder();
     assertThat(unpublished()).isZero();
-    assertThat(db.count("SELECT count(*) FROM tandem_outbox WHERE claimed_by IS NOT NULL"))
-        .isZero();
+    assertThat(
+            db.count(
+                "SELECT count(*) FROM tandem_outbox WHERE published_by = 'r1' AND attempts = 1"))
+        .isEqualTo(30);
     assertThat(relay.publishedCount()).isEqualTo(30);
+    assertThat(relay.status().ownedPartitions()).hasSize(64);
   }
 
   @Test
-  void twoRelaysOnOneTablePublishEveryEventExactlyOnceWhenNothingCrashes() {
-    List<Event> events = append(200, 5);
-    transport.delay = Duration.ofMillis(5);
-    started(relay("r-a"));
-    started(relay("r-b"));
+  void aRelayJoiningTakesAFairShareOfPartitionsAndBothPublishWithoutDuplicates() {
+    OutboxRelay a = started(relay("r-a"));
+    await().atMost(Duration.ofSeconds(5)).until(() -> a.status().ownedPartitions().size() == 64);
+    OutboxRelay b = started(relay("r-b"));
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () ->
+                a.status().ownedPartitions().size() == 32
+                    && b.status().ownedPartitions().size() == 32);
+    assertThat(a.status().ownedPartitions())
+        .doesNotContainAnyElementsOf(b.status().ownedPartitions());
+
+    List<Event> events = append(300, 4);
     await().atMost(Duration.ofSeconds(30)).until(() -> unpublished() == 0);
     Set<UUID> seen = new HashSet<>();
     for (Event e : transport.acknowledged) {
       assertThat(seen.add(e.eventId())).as("published twice: %s", e).isTrue();
     }
     assertThat(seen).hasSize(events.size());
-    assertThat(relays.get(0).publishedCount()).isPositive();
-    assertThat(relays.get(1).publishedCount()).isPositive();
+    assertThat(a.publishedCount()).isPositive();
+    assertThat(b.publishedCount()).isPositive();
+    assertAckedInAggregateOrder();
   }
 
   @Test
-  void aRelayThatDiesAfterTheAckLeavesTheRowsToBePublishedAgainWithTheSameIds() {
+  void aClosedRelayGivesItsPartitionsBackAtOnce() {
+    OutboxRelay a = started(relay("r-leaving"));
+    await().atMost(Duration.ofSeconds(5)).until(() -> a.status().ownedPartitions().size() == 64);
+    a.close();
+    OutboxStatus status = OutboxOperations.create(db.dataSource).status();
+    assertThat(status.unowned()).hasSize(64);
+    assertThat(status.instances()).isEmpty();
+    OutboxRelay b = relay("r-next").build();
+    append(5, 1);
+    drain(b);
+    assertThat(unpublished()).isZero();
+  }
+
+  @Test
+  void aRelayThatDiesAfterTheAckLeavesItsEventsToTheNextOwnerWithTheSameIds() {
     List<Event> events = append(5, 1);
     FaultInjector dieAfterAck =
         point -> {
@@ -150,16 +209,15 @@ class OutboxRelayTest {
             throw new FaultInjector.SimulatedCrash(point);
           }
         };
-    OutboxRelay doomed =
-        started(relay("doomed").faultInjector(dieAfterAck).leaseDuration(Duration.ofSeconds(3)));
+    OutboxRelay doomed = started(relay("doomed").faultInjector(dieAfterAck));
     await().atMost(Duration.ofSeconds(10)).until(doomed::hasCrashed);
     assertThat(transport.acknowledged).hasSize(5);
     assertThat(unpublished()).isEqualTo(5);
-    assertThat(db.count("SELECT count(*) FROM tandem_outbox WHERE claimed_by = 'doomed'"))
-        .isEqualTo(5);
 
     OutboxRelay successor = relay("successor").build();
-    assertThat(successor.runOnce()).as("the lease still protects the rows").isZero();
+    assertThat(successor.runOnce()).as("the dead relay's leases still hold").isZero();
+    OutboxStatus status = OutboxOperations.create(db.dataSource).status();
+    assertThat(status.partitions()).allSatisfy(p -> assertThat(p.owner()).isEqualTo("doomed"));
     await().atMost(Duration.ofSeconds(10)).until(() -> successor.runOnce() > 0);
 
     assertThat(unpublished()).isZero();
@@ -167,9 +225,34 @@ class OutboxRelayTest {
     for (Event e : events) {
       assertThat(transport.attempts.get(e.eventId())).isEqualTo(2);
     }
-    for (int i = 0; i < 5; i++) {
-      assertSameEvent(transport.acknowledged.get(5 + i), events.get(i));
+    List<Event> second = transport.acknowledged.subList(5, 10);
+    for (Event e : events) {
+      assertSameEvent(
+          second.stream().filter(x -> x.eventId().equals(e.eventId())).findFirst().orElseThrow(),
+          e);
     }
+  }
+
+  @Test
+  void aRelayWhosePartitionMovedOnCannotMarkAnything() {
+    append(4, 1);
+    FaultInjector stealAfterAck =
+        point -> {
+          if (point.equals(FaultInjector.RELAY_AFTER_ACK)) {
+            try {
+              db.execute(
+                  "UPDATE tandem_relay_partition SET owner = 'usurper', epoch = epoch + 1,"
+                      + " lease_until = now() + interval '1 minute'");
+            } catch (SQLException e) {
+              throw new IllegalStateException(e);
+            }
+          }
+        };
+    OutboxRelay fenced = relay("fenced").faultInjector(stealAfterAck).build();
+    assertThat(fenced.runOnce()).isEqualTo(4);
+    assertThat(transport.acknowledged).hasSize(4);
+    assertThat(fenced.publishedCount()).isZero();
+    assertThat(unpublished()).isEqualTo(4);
   }
 
   @Test
@@ -189,14 +272,46 @@ class OutboxRelayTest {
             db.count(
                 "SELECT count(*) FROM tandem_outbox WHERE attempts = 1"
                     + " AND error_class = 'BROKER_UNAVAILABLE' AND last_error LIKE 'injected%'"
-                    + " AND next_attempt_at > now() - interval '1 second' AND claimed_by IS NULL"
+                    + " AND next_attempt_at > now() - interval '1 second'"
                     + " AND published_at IS NULL AND quarantined_at IS NULL"))
         .isEqualTo(1);
   }
 
   @Test
+  void aFailedVersionHoldsBackTheLaterVersionsOfItsAggregateOnly() {
+    List<Event> events = append(2, 5); // o-0 and o-1, versions 1..5
+    transport.failWith =
+        e -> e.aggregateId().equals("o-0") && e.aggregateVersion() == 3 ? ErrorClass.TIMEOUT : null;
+    OutboxRelay relay =
+        relay("r-rounds")
+            .retryPolicy(
+                RetryPolicy.builder()
+                    .base(Duration.ofMinutes(1))
+                    .cap(Duration.ofMinutes(1))
+                    .build())
+            .build();
+    drain(relay);
+    assertThat(transport.acknowledged)
+        .filteredOn(e -> e.aggregateId().equals("o-0"))
+        .extracting(Event::aggregateVersion)
+        .containsExactly(1L, 2L);
+    assertThat(transport.acknowledged)
+        .filteredOn(e -> e.aggregateId().equals("o-1"))
+        .extracting(Event::aggregateVersion)
+        .containsExactly(1L, 2L, 3L, 4L, 5L);
+    UUID v4 =
+        events.stream()
+            .filter(e -> e.aggregateId().equals("o-0") && e.aggregateVersion() == 4)
+            .findFirst()
+            .orElseThrow()
+            .eventId();
+    assertThat(transport.attempts).as("version 4 was never sent").doesNotContainKey(v4);
+    assertThat(unpublished()).isEqualTo(3);
+  }
+
+  @Test
   void aRetriedEventIsPublishedWithItsOriginalIdOnceTheBrokerRecovers() {
-    List<Event> events = append(3, 1);
+    List<Event> events = append(3, 2);
     AtomicBoolean brokerDown = new AtomicBoolean(true);
     transport.failWith = e -> brokerDown.get() ? ErrorClass.TIMEOUT : null;
     OutboxRelay relay =
@@ -219,23 +334,65 @@ class OutboxRelayTest {
     assertThat(transport.acknowledged)
         .extracting(Event::eventId)
         .containsExactlyInAnyOrderElementsOf(events.stream().map(Event::eventId).toList());
+    assertAckedInAggregateOrder();
     assertThat(relay.failedCount()).isGreaterThanOrEqualTo(9);
   }
 
   @Test
-  void aPermanentFailureQuarantinesTheEvent() {
-    append(2, 1);
-    transport.failWith = e -> e.aggregateId().equals("o-0") ? ErrorClass.RECORD_TOO_LARGE : null;
+  void aPermanentFailureQuarantinesTheEventAndHoldsOnlyItsAggregateUntilReplay() {
+    List<Event> events = append(3, 3); // o-0, o-1, o-2 with versions 1..3
+    Event poison = events.get(0); // o-0 v1
+    AtomicBoolean rejecting = new AtomicBoolean(true);
+    transport.failWith =
+        e ->
+            rejecting.get() && e.eventId().equals(poison.eventId())
+                ? ErrorClass.RECORD_TOO_LARGE
+                : null;
     OutboxRelay relay = relay("r-perm").build();
-    relay.runOnce();
+    drain(relay);
+
+    OutboxOperations ops = OutboxOperations.create(db.dataSource);
+    List<QuarantinedEvent> quarantined = ops.listQuarantined(10);
+    assertThat(quarantined).hasSize(1);
+    assertThat(quarantined.get(0).eventId()).isEqualTo(poison.eventId());
+    assertThat(quarantined.get(0).errorClass()).isEqualTo("RECORD_TOO_LARGE");
+    assertThat(transport.acknowledged).noneMatch(e -> e.aggregateId().equals("o-0"));
+    assertThat(transport.acknowledged).hasSize(6); // o-1 and o-2 flowed
+    assertThat(ops.status().quarantined()).isEqualTo(1);
+    assertThat(relay.runOnce()).as("quarantine holds the aggregate").isZero();
+
+    rejecting.set(false);
+    ops.replay(poison.eventId());
+    drain(relay);
+    assertThat(transport.acknowledged)
+        .filteredOn(e -> e.aggregateId().equals("o-0"))
+        .extracting(Event::eventId)
+        .containsExactly(events.get(0).eventId(), events.get(3).eventId(), events.get(6).eventId());
+    assertThat(unpublished()).isZero();
+    assertThatThrownBy(() -> ops.replay(poison.eventId()))
+        .isInstanceOf(TandemException.class)
+        .hasMessageContaining("is not quarantined");
+  }
+
+  @Test
+  void skippingAQuarantinedEventRecordsTheReasonAndReleasesItsAggregate() {
+    List<Event> events = append(1, 3);
+    transport.failWith = e -> e.aggregateVersion() == 1 ? ErrorClass.SERIALIZATION : null;
+    OutboxRelay relay = relay("r-skip").build();
+    drain(relay);
+    OutboxOperations ops = OutboxOperations.create(db.dataSource);
+    assertThatThrownBy(() -> ops.skip(events.get(0).eventId(), " "))
+        .hasMessageContaining("a reason is required");
+    ops.skip(events.get(0).eventId(), "payload superseded; ticket OPS-1");
+    drain(relay);
+    assertThat(transport.acknowledged).extracting(Event::aggregateVersion).containsExactly(2L, 3L);
     assertThat(
             db.count(
-                "SELECT count(*) FROM tandem_outbox WHERE quarantined_at IS NOT NULL"
-                    + " AND error_class = 'RECORD_TOO_LARGE' AND aggregate_id = 'o-0'"))
+                "SELECT count(*) FROM tandem_outbox WHERE skipped_at IS NOT NULL"
+                    + " AND skip_reason = 'payload superseded; ticket OPS-1'"
+                    + " AND published_at IS NULL"))
         .isEqualTo(1);
-    assertThat(db.count("SELECT count(*) FROM tandem_outbox WHERE published_at IS NOT NULL"))
-        .isEqualTo(1);
-    assertThat(relay.runOnce()).as("a quarantined event is not claimed again").isZero();
+    assertThat(ops.status().skipped()).isEqualTo(1);
   }
 
   @Test
@@ -263,19 +420,27 @@ class OutboxRelayTest {
   }
 
   @Test
-  void gracefulShutdownFinishesTheBatchInFlight() {
+  void gracefulShutdownFinishesTheBatchInFlight() throws InterruptedException {
     append(20, 1);
-    transport.delay = Duration.ofMillis(1500);
-    OutboxRelay relay = started(relay("r-close").batchSize(20));
-    await()
-        .atMost(Duration.ofSeconds(5))
-        .until(
-            () ->
-                db.count("SELECT count(*) FROM tandem_outbox WHERE claimed_by = 'r-close'") == 20);
+    transport.delay = Duration.ofMillis(800);
+    OutboxRelay relay =
+        started(relay("r-close").batchSize(20).publishTimeout(Duration.ofSeconds(2)));
+    assertThat(transport.publishing.await(5, TimeUnit.SECONDS)).isTrue();
     relay.close();
     assertThat(relay.isRunning()).isFalse();
     assertThat(unpublished()).isZero();
     assertThat(transport.acknowledged).hasSize(20);
+  }
+
+  @Test
+  void theStatusShowsBacklogAndPartitionsNobodyOwns() {
+    append(10, 1);
+    OutboxStatus status = OutboxOperations.create(db.dataSource).status();
+    assertThat(status.pending()).isEqualTo(10);
+    assertThat(status.oldestPendingAge()).isPositive();
+    assertThat(status.stranded()).isNotEmpty();
+    assertThat(status.stranded().stream().mapToLong(OutboxStatus.Partition::pending).sum())
+        .isEqualTo(10);
   }
 
   @Test
@@ -285,10 +450,11 @@ class OutboxRelayTest {
     assertThatThrownBy(
             () ->
                 relay("x")
-                    .leaseDuration(Duration.ofSeconds(1))
+                    .leaseDuration(Duration.ofSeconds(2))
                     .publishTimeout(Duration.ofSeconds(2))
                     .build())
-        .hasMessageContaining("leaseDuration (PT1S) must exceed publishTimeout (PT2S)");
+        .hasMessageContaining(
+            "leaseDuration (PT2S) must exceed publishTimeout + heartbeatInterval");
     assertThatThrownBy(() -> OutboxRelay.builder().transport(transport).build())
         .hasMessage("dataSource is required");
   }

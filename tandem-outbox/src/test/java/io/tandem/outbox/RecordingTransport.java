@@ -22,6 +22,7 @@ final class RecordingTransport implements Transport {
   final ConcurrentHashMap<UUID, Integer> attempts = new ConcurrentHashMap<>();
   volatile Function<Event, ErrorClass> failWith = e -> null;
   volatile Duration delay = Duration.ZERO;
+  final java.util.concurrent.CountDownLatch publishing = new java.util.concurrent.CountDownLatch(1);
 
   @Override
   public String name() {
@@ -30,6 +31,7 @@ final class RecordingTransport implements Transport {
 
   @Override
   public List<PublishOutcome> publish(List<Event> events, Duration timeout) {
+    publishing.countDown();
     if (!delay.isZero()) {
       try {
         Thread.sleep(delay.toMillis()); // simulates a slow broker, not a wait for an outcome

@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.tandem.core.FaultInjector;
 import io.tandem.inbox.HandleResult;
+import io.tandem.jdbc.Dialect;
 import io.tandem.jdbc.Migrations;
 import io.tandem.kafka.KafkaEventConsumer;
 import io.tandem.kafka.KafkaTransport;
@@ -53,7 +54,9 @@ import org.apache.kafka.common.TopicPartition;
  */
 public final class OutboxDemo {
   private static final Duration LEASE = Duration.ofSeconds(5);
-  private static final Duration PUBLISH_TIMEOUT = Duration.ofSeconds(4);
+  private static final Duration PUBLISH_TIMEOUT = Duration.ofSeconds(2);
+  private static final Duration SLOW_CYCLE = Duration.ofSeconds(2);
+  private static final Duration HEARTBEAT = Duration.ofMillis(500);
   private static final int RELAY_BATCH = 100;
 
   private final DemoSettings settings;
@@ -146,27 +149,19 @@ public final class OutboxDemo {
                 .build()) {
       consumer.start();
       awaitAssignment(consumer);
-      List<Future<?>> writes = startWriters(writers, orders);
-      // Let a full batch commit first, so that the killed relay strands a whole batch.
-      awaitCommitted(Math.min(RELAY_BATCH, settings.orders()));
-      OutboxRelay first = crashingOrHealthyRelay(transport, ordersDs, 1);
-      relays.add(first);
-      first.start();
-      for (int i = 2; i <= settings.relayCrashes(); i++) {
-        awaitCrash(relays.get(relays.size() - 1));
-        OutboxRelay next = crashingOrHealthyRelay(transport, ordersDs, i);
-        relays.add(next);
-        next.start();
-      }
-      if (settings.relayCrashes() > 0) {
-        awaitCrash(relays.get(relays.size() - 1));
-      }
-      int healthy = settings.relayCrashes() > 0 ? settings.relays() : settings.relays() - 1;
-      for (int i = 0; i < healthy; i++) {
-        OutboxRelay r =
-            relay(transport, ordersDs, "demo-relay-" + (relays.size() + 1), FaultInjector.NONE);
+      // All relays share the 64 partitions; the first `relayCrashes` of them die after the
+      // broker's ack of their first batch, so their share waits for the lease to expire and is
+      // then published again by the survivors.
+      int total = settings.relays() + settings.relayCrashes();
+      for (int n = 1; n <= total; n++) {
+        OutboxRelay r = crashingOrHealthyRelay(transport, ordersDs, n);
         relays.add(r);
         r.start();
+      }
+      awaitBalanced(relays);
+      List<Future<?>> writes = startWriters(writers, orders);
+      for (OutboxRelay r : relays.subList(0, settings.relayCrashes())) {
+        awaitCrash(r);
       }
       for (Future<?> w : writes) {
         w.get();
@@ -183,7 +178,7 @@ public final class OutboxDemo {
 
   private OutboxRelay crashingOrHealthyRelay(KafkaTransport transport, DataSource ds, int n) {
     if (n > settings.relayCrashes()) {
-      return relay(transport, ds, "demo-relay-" + n, FaultInjector.NONE);
+      return relay(transport, ds, "demo-relay-" + n, FaultInjector.NONE).build();
     }
     FaultInjector dieAfterAck =
         point -> {
@@ -193,10 +188,16 @@ public final class OutboxDemo {
             throw new FaultInjector.SimulatedCrash(point);
           }
         };
-    return relay(transport, ds, "demo-relay-" + n, dieAfterAck);
+    // The doomed relay polls slowly instead of listening, so that by its first cycle a full
+    // batch of its partitions' events has committed: the crash strands a whole batch.
+    return relay(transport, ds, "demo-relay-" + n, dieAfterAck)
+        .listenForInserts(false)
+        .pollInterval(SLOW_CYCLE)
+        .heartbeatInterval(SLOW_CYCLE)
+        .build();
   }
 
-  private static OutboxRelay relay(
+  private static OutboxRelay.Builder relay(
       KafkaTransport transport, DataSource ds, String id, FaultInjector faults) {
     return OutboxRelay.builder()
         .dataSource(ds)
@@ -205,9 +206,9 @@ public final class OutboxDemo {
         .batchSize(RELAY_BATCH)
         .leaseDuration(LEASE)
         .publishTimeout(PUBLISH_TIMEOUT)
-        .pollInterval(Duration.ofMillis(50))
-        .faultInjector(faults)
-        .build();
+        .heartbeatInterval(HEARTBEAT)
+        .pollInterval(Duration.ofMillis(200))
+        .faultInjector(faults);
   }
 
   private List<Future<?>> startWriters(ExecutorService pool, OrderService orders) {
@@ -237,10 +238,14 @@ public final class OutboxDemo {
     }
   }
 
-  private void awaitCommitted(int count) throws InterruptedException {
+  /** Waits until every relay holds its fair share of the partitions. */
+  private void awaitBalanced(List<OutboxRelay> relays) throws InterruptedException {
     long deadline = System.nanoTime() + settings.timeout().toNanos();
-    while (committed.get() < count && System.nanoTime() < deadline) {
-      TimeUnit.MILLISECONDS.sleep(5);
+    while (System.nanoTime() < deadline
+        && (relays.stream().anyMatch(r -> r.status().ownedPartitions().isEmpty())
+            || relays.stream().mapToInt(r -> r.status().ownedPartitions().size()).sum()
+                < Dialect.PARTITIONS)) {
+      TimeUnit.MILLISECONDS.sleep(20);
     }
   }
 

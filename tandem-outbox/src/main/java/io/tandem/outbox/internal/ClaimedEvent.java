@@ -2,5 +2,8 @@ package io.tandem.outbox.internal;
 
 import io.tandem.core.Event;
 
-/** An outbox row claimed by a relay: its row id, the event, and the attempt this claim is. */
-public record ClaimedEvent(long rowId, Event event, int attempt) {}
+/**
+ * A due outbox row read by the relay: its row id, partition, the event, and the number of the
+ * attempt this publication is (previous attempts + 1).
+ */
+public record ClaimedEvent(long rowId, int partition, Event event, int attempt) {}

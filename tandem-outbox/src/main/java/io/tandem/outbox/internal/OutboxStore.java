@@ -8,23 +8,25 @@ import io.tandem.core.internal.Json;
 import io.tandem.jdbc.Dialect;
 import io.tandem.jdbc.JdbcException;
 import io.tandem.jdbc.Transactions;
-import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.UUID;
 import javax.sql.DataSource;
 
-/** The relay's database side: claim, mark, retry and quarantine, each a short transaction. */
+/**
+ * The relay's row-level database work: read due events of owned partitions, then record each
+ * batch's outcome, fenced by partition ownership. Reading takes no row lock and writes nothing;
+ * every event row is written once when published.
+ */
 public final class OutboxStore {
   private static final int MAX_ERROR_LENGTH = 2000;
-  // Rows already in the outbox were validated when appended; read them back without re-applying
-  // the (possibly lower) limits of this process.
+  // Rows in the outbox were validated when appended; read them back without re-applying the
+  // (possibly lower) limits of this process.
   private static final EventLimits READ_LIMITS =
       EventLimits.builder()
           .maxPayloadBytes(Integer.MAX_VALUE)
@@ -40,28 +42,21 @@ public final class OutboxStore {
     this.dialect = dialect;
   }
 
-  /** Claims up to {@code batchSize} due events for {@code relayId}, ordered by row id. */
-  public List<ClaimedEvent> claim(String relayId, int batchSize, Duration lease) {
-    try {
-      return Transactions.inTransaction(
-          dataSource,
-          conn -> {
-            List<ClaimedEvent> claimed = new ArrayList<>(batchSize);
-            try (PreparedStatement ps = conn.prepareStatement(dialect.outboxClaim())) {
-              ps.setInt(1, batchSize);
-              ps.setString(2, relayId);
-              ps.setLong(3, lease.toMillis());
-              try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                  claimed.add(read(rs));
-                }
-              }
-            }
-            claimed.sort(Comparator.comparingLong(ClaimedEvent::rowId));
-            return claimed;
-          });
+  /** Reads up to {@code batchSize} due events of {@code partitions}, in row order. */
+  public List<ClaimedEvent> claim(OwnedPartitions partitions, int batchSize) {
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement ps = c.prepareStatement(dialect.outboxClaim())) {
+      dialect.bindList(c, ps, 1, partitions.epochs().keySet());
+      ps.setInt(2, batchSize);
+      List<ClaimedEvent> claimed = new ArrayList<>(batchSize);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          claimed.add(read(rs));
+        }
+      }
+      return claimed;
     } catch (SQLException e) {
-      throw new JdbcException("claiming outbox events failed", e);
+      throw new JdbcException("reading due outbox events failed", e);
     }
   }
 
@@ -80,22 +75,26 @@ public final class OutboxStore {
             .headers(EventHeaders.of(Json.readStringMap(rs.getString("headers"))))
             .occurredAt(rs.getTimestamp("occurred_at").toInstant())
             .build();
-    return new ClaimedEvent(rs.getLong("id"), event, rs.getInt("attempts"));
+    return new ClaimedEvent(
+        rs.getLong("id"), rs.getInt("partition_no"), event, rs.getInt("attempts") + 1);
   }
 
   /**
-   * Records the outcome of one published batch in one transaction.
+   * Records the outcome of one batch in one transaction, fenced by {@code owned}: rows of a
+   * partition this relay no longer owns under the same epoch are left alone.
    *
-   * @return how many acknowledged rows were marked (fewer than acknowledged when a lease moved on)
+   * @return how many acknowledged rows were marked published
    */
-  public int record(String relayId, List<Long> acknowledged, List<Failure> failures) {
+  public int record(
+      String relayId, OwnedPartitions owned, List<Long> acknowledged, List<Failure> failures) {
     try {
       return Transactions.inTransaction(
           dataSource,
           conn -> {
-            int marked = acknowledged.isEmpty() ? 0 : markPublished(conn, relayId, acknowledged);
+            int marked =
+                acknowledged.isEmpty() ? 0 : markPublished(conn, relayId, owned, acknowledged);
             for (Failure f : failures) {
-              fail(conn, relayId, f);
+              fail(conn, relayId, owned, f);
             }
             return marked;
           });
@@ -104,17 +103,25 @@ public final class OutboxStore {
     }
   }
 
-  private int markPublished(Connection conn, String relayId, List<Long> rowIds)
+  private int markPublished(
+      Connection conn, String relayId, OwnedPartitions owned, List<Long> rowIds)
       throws SQLException {
     try (PreparedStatement ps = conn.prepareStatement(dialect.outboxMarkPublished())) {
-      Array ids = conn.createArrayOf("bigint", rowIds.toArray());
       ps.setString(1, relayId);
-      ps.setArray(2, ids);
+      dialect.bindList(conn, ps, 2, owned.epochs().keySet());
+      dialect.bindList(conn, ps, 3, owned.epochs().values());
+      dialect.bindList(conn, ps, 4, rowIds);
+      ps.setString(5, relayId);
       return ps.executeUpdate();
     }
   }
 
-  private void fail(Connection conn, String relayId, Failure f) throws SQLException {
+  private void fail(Connection conn, String relayId, OwnedPartitions owned, Failure f)
+      throws SQLException {
+    Long epoch = owned.epochs().get(f.partition());
+    if (epoch == null) {
+      return; // not ours any more: the new owner retries it
+    }
     String error = truncate(f.error());
     if (f.quarantine()) {
       try (PreparedStatement ps = conn.prepareStatement(dialect.outboxQuarantine())) {
@@ -122,6 +129,7 @@ public final class OutboxStore {
         ps.setString(2, f.errorClass().name());
         ps.setLong(3, f.rowId());
         ps.setString(4, relayId);
+        ps.setLong(5, epoch);
         ps.executeUpdate();
       }
     } else {
@@ -131,6 +139,7 @@ public final class OutboxStore {
         ps.setString(3, f.errorClass().name());
         ps.setLong(4, f.rowId());
         ps.setString(5, relayId);
+        ps.setLong(6, epoch);
         ps.executeUpdate();
       }
     }
@@ -145,5 +154,10 @@ public final class OutboxStore {
 
   /** A failed publish: retry after {@code retryDelay}, or quarantine. */
   public record Failure(
-      long rowId, ErrorClass errorClass, String error, boolean quarantine, Duration retryDelay) {}
+      long rowId,
+      int partition,
+      ErrorClass errorClass,
+      String error,
+      boolean quarantine,
+      Duration retryDelay) {}
 }

@@ -1,0 +1,192 @@
+package io.tandem.outbox;
+
+import io.tandem.core.TandemException;
+import io.tandem.jdbc.Dialect;
+import io.tandem.jdbc.JdbcException;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import javax.sql.DataSource;
+
+/**
+ * Operator actions and status of an outbox: list quarantined events, replay them (back to pending,
+ * same event id), skip one with a recorded reason, and read the backlog and the partition
+ * ownership. Nothing here ever deletes an event.
+ *
+ * <pre>{@code
+ * OutboxOperations ops = OutboxOperations.create(dataSource);
+ * for (QuarantinedEvent q : ops.listQuarantined(100)) { ... }
+ * ops.replay(eventId);                       // publish it again, with its original id
+ * ops.skip(otherId, "superseded by v7, ticket OPS-123");
+ * OutboxStatus status = ops.status();        // backlog age, stranded partitions, relays
+ * }</pre>
+ *
+ * <p>Thread-safe.
+ */
+public final class OutboxOperations {
+  private final DataSource dataSource;
+  private final Dialect dialect;
+
+  private OutboxOperations(DataSource dataSource, Dialect dialect) {
+    this.dataSource = dataSource;
+    this.dialect = dialect;
+  }
+
+  public static OutboxOperations create(DataSource dataSource) {
+    return new OutboxOperations(dataSource, Dialect.of(dataSource));
+  }
+
+  public static OutboxOperations create(DataSource dataSource, Dialect dialect) {
+    return new OutboxOperations(dataSource, dialect);
+  }
+
+  /** The oldest quarantined events first, at most {@code limit} (1 to 10,000). */
+  public List<QuarantinedEvent> listQuarantined(int limit) {
+    if (limit < 1 || limit > 10_000) {
+      throw new IllegalArgumentException("limit must be between 1 and 10000, was " + limit);
+    }
+    List<QuarantinedEvent> result = new ArrayList<>();
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement ps = c.prepareStatement(dialect.opsListQuarantined())) {
+      ps.setInt(1, limit);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          result.add(
+              new QuarantinedEvent(
+                  rs.getObject("event_id", UUID.class),
+                  rs.getString("aggregate_type"),
+                  rs.getString("aggregate_id"),
+                  rs.getLong("aggregate_version"),
+                  rs.getString("event_type"),
+                  rs.getInt("attempts"),
+                  rs.getString("error_class"),
+                  rs.getString("last_error"),
+                  instant(rs.getTimestamp("quarantined_at")),
+                  instant(rs.getTimestamp("created_at"))));
+        }
+      }
+    } catch (SQLException e) {
+      throw new JdbcException("listing quarantined events failed", e);
+    }
+    return result;
+  }
+
+  /**
+   * Puts a quarantined event back to pending, with its attempts reset; the relay publishes it again
+   * with the same event id, then the later events of its aggregate.
+   *
+   * @throws TandemException when no quarantined event has this id
+   */
+  public void replay(UUID eventId) {
+    int n = update(dialect.opsReplay(), "replaying event " + eventId, eventId);
+    if (n == 0) {
+      throw new TandemException(
+          "event "
+              + eventId
+              + " is not quarantined (unknown, pending, published or skipped);"
+              + " list quarantined events with listQuarantined()");
+    }
+  }
+
+  /** Puts every quarantined event back to pending; returns how many. */
+  public int replayAll() {
+    return update(dialect.opsReplayAll(), "replaying all quarantined events");
+  }
+
+  /**
+   * Gives up on one unpublished event (quarantined or pending) for good, with a reason kept in the
+   * row. The event is never published; later events of its aggregate flow again. The row stays in
+   * the table for review.
+   *
+   * @throws IllegalArgumentException when the reason is blank
+   * @throws TandemException when no unpublished, unskipped event has this id
+   */
+  public void skip(UUID eventId, String reason) {
+    if (reason == null || reason.isBlank()) {
+      throw new IllegalArgumentException(
+          "a reason is required to skip event " + eventId + " (it is kept for review)");
+    }
+    int n = update(dialect.opsSkip(), "skipping event " + eventId, reason, eventId);
+    if (n == 0) {
+      throw new TandemException(
+          "event "
+              + eventId
+              + " cannot be skipped: it is unknown, already published or already"
+              + " skipped");
+    }
+  }
+
+  /** Backlog, quarantine, partition ownership and relay instances, read in one go. */
+  public OutboxStatus status() {
+    try (Connection c = dataSource.getConnection()) {
+      long pending;
+      Duration oldest;
+      long quarantined;
+      long skipped;
+      long published;
+      try (PreparedStatement ps = c.prepareStatement(dialect.opsBacklog());
+          ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        pending = rs.getLong("pending");
+        oldest = Duration.ofMillis(Math.max(0, rs.getLong("oldest_pending_age_ms")));
+        quarantined = rs.getLong("quarantined");
+        skipped = rs.getLong("skipped");
+        published = rs.getLong("published");
+      }
+      List<OutboxStatus.Partition> partitions = new ArrayList<>();
+      try (PreparedStatement ps = c.prepareStatement(dialect.opsPartitions());
+          ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          long remaining = rs.getLong("lease_remaining_ms");
+          boolean free = rs.wasNull();
+          partitions.add(
+              new OutboxStatus.Partition(
+                  rs.getInt("partition_no"),
+                  rs.getString("owner"),
+                  rs.getLong("epoch"),
+                  free ? null : Duration.ofMillis(remaining),
+                  rs.getLong("pending")));
+        }
+      }
+      List<OutboxStatus.Instance> instances = new ArrayList<>();
+      try (PreparedStatement ps = c.prepareStatement(dialect.opsInstances());
+          ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          instances.add(
+              new OutboxStatus.Instance(
+                  rs.getString("relay_id"),
+                  rs.getString("host"),
+                  instant(rs.getTimestamp("started_at")),
+                  Duration.ofMillis(rs.getLong("heartbeat_age_ms"))));
+        }
+      }
+      return new OutboxStatus(
+          pending, oldest, quarantined, skipped, published, partitions, instances);
+    } catch (SQLException e) {
+      throw new JdbcException("reading the outbox status failed", e);
+    }
+  }
+
+  private int update(String sql, String what, Object... params) {
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement ps = c.prepareStatement(sql)) {
+      for (int i = 0; i < params.length; i++) {
+        ps.setObject(i + 1, params[i]);
+      }
+      return ps.executeUpdate();
+    } catch (SQLException e) {
+      throw new JdbcException(what + " failed", e);
+    }
+  }
+
+  private static Instant instant(Timestamp t) {
+    return t == null ? null : t.toInstant();
+  }
+}
