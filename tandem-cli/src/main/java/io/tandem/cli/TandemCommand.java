@@ -10,7 +10,12 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     version = "tandem 0.1.0-SNAPSHOT",
     description = "Changes that land in more than one system: outbox, relay, inbox.",
-    subcommands = {DemoCommand.class, CommandLine.HelpCommand.class})
+    subcommands = {
+      DemoCommand.class,
+      MigrateCommand.class,
+      RelayCommand.class,
+      CommandLine.HelpCommand.class
+    })
 public final class TandemCommand implements Runnable {
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;

@@ -1,0 +1,169 @@
+package io.tandem.cli;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.tandem.core.spi.Transport;
+import io.tandem.jdbc.Migrations;
+import io.tandem.outbox.OutboxMetrics;
+import io.tandem.outbox.OutboxOperations;
+import io.tandem.outbox.OutboxRelay;
+import io.tandem.outbox.OutboxStatus;
+import io.tandem.outbox.RelayStatus;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/** {@code tandem relay}: the relay as its own process, with health and metrics over HTTP. */
+@Command(
+    name = "relay",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Publishes the events that services (in any language) append to tandem_outbox.",
+      "Run several instances for availability: they share the 64 partitions through leases.",
+      "Serves /health and /metrics over HTTP; stops gracefully on SIGTERM."
+    })
+final class RelayCommand implements Callable<Integer> {
+  @Mixin DatabaseOptions database;
+  @Mixin TransportOptions transport;
+
+  @Option(names = "--relay-id", description = "Unique instance name (default: host-pid-random).")
+  String relayId;
+
+  @Option(
+      names = "--batch-size",
+      defaultValue = "500",
+      description = "Events per cycle (default: ${DEFAULT-VALUE}).")
+  int batchSize;
+
+  @Option(
+      names = "--lease",
+      defaultValue = "30s",
+      converter = DurationConverter.class,
+      description =
+          "Partition lease; time until others take over after a crash (default: ${DEFAULT-VALUE}).")
+  Duration lease;
+
+  @Option(
+      names = "--heartbeat",
+      defaultValue = "5s",
+      converter = DurationConverter.class,
+      description = "Heartbeat and rebalance interval (default: ${DEFAULT-VALUE}).")
+  Duration heartbeat;
+
+  @Option(
+      names = "--publish-timeout",
+      defaultValue = "10s",
+      converter = DurationConverter.class,
+      description = "Wait for the broker's acks of one batch (default: ${DEFAULT-VALUE}).")
+  Duration publishTimeout;
+
+  @Option(
+      names = "--poll-interval",
+      defaultValue = "1s",
+      converter = DurationConverter.class,
+      description = "Fallback poll when idle (default: ${DEFAULT-VALUE}).")
+  Duration pollInterval;
+
+  @Option(
+      names = "--http-host",
+      defaultValue = "127.0.0.1",
+      description = "Address of the health and metrics endpoint (default: ${DEFAULT-VALUE}).")
+  String httpHost;
+
+  @Option(
+      names = "--http-port",
+      defaultValue = "9464",
+      description =
+          "Port of the health and metrics endpoint; 0 picks a free one, -1 disables"
+              + " it (default: ${DEFAULT-VALUE}).")
+  int httpPort;
+
+  @Option(names = "--migrate", description = "Apply Tandem's schema before starting.")
+  boolean migrate;
+
+  @Override
+  public Integer call() throws Exception {
+    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    CountDownLatch stopped = new CountDownLatch(1);
+    try (HikariDataSource ds = database.pool("tandem-relay", 4);
+        Transport broker = transport.build()) {
+      if (migrate) {
+        Migrations.migrate(ds);
+      }
+      OutboxRelay.Builder builder =
+          OutboxRelay.builder()
+              .dataSource(ds)
+              .transport(broker)
+              .batchSize(batchSize)
+              .leaseDuration(lease)
+              .heartbeatInterval(heartbeat)
+              .publishTimeout(publishTimeout)
+              .pollInterval(pollInterval)
+              .meterRegistry(registry);
+      if (relayId != null) {
+        builder.relayId(relayId);
+      }
+      OutboxRelay relay = builder.build();
+      OutboxOperations ops = OutboxOperations.create(ds);
+      try (OutboxMetrics metrics = OutboxMetrics.register(registry, ops, Duration.ofSeconds(5));
+          HealthServer http =
+              httpPort < 0
+                  ? null
+                  : new HealthServer(httpHost, httpPort, registry, () -> health(relay, metrics))) {
+        Runtime.getRuntime()
+            .addShutdownHook(
+                new Thread(
+                    () -> {
+                      relay.close(); // graceful: finish the batch, give partitions back
+                      stopped.countDown();
+                    },
+                    "tandem-relay-shutdown"));
+        relay.start();
+        System.err.printf(
+            Locale.ROOT,
+            "tandem relay %s publishing via %s%s%n",
+            relay.relayId(),
+            broker.name(),
+            http == null ? "" : "; health and metrics on http://" + httpHost + ":" + http.port());
+        stopped.await();
+      }
+    }
+    return 0;
+  }
+
+  private HealthServer.Health health(OutboxRelay relay, OutboxMetrics metrics) {
+    RelayStatus s = relay.status();
+    OutboxStatus outbox = metrics.lastStatus();
+    boolean up = s.healthy(lease);
+    String json =
+        String.format(
+            Locale.ROOT,
+            "{\"status\": \"%s\", \"relay_id\": \"%s\", \"state\": \"%s\", \"owned_partitions\":"
+                + " %d, \"fair_share\": %d, \"since_last_renewal_ms\": %s, \"published\": %d,"
+                + " \"failed\": %d, \"pending\": %s, \"oldest_pending_age_ms\": %s,"
+                + " \"quarantined\": %s, \"stranded_partitions\": %s, \"last_error\": %s}",
+            up ? "UP" : "DOWN",
+            s.relayId(),
+            s.state(),
+            s.ownedPartitions().size(),
+            s.fairShare(),
+            s.sinceLastRenewal() == null ? "null" : s.sinceLastRenewal().toMillis(),
+            s.published(),
+            s.failed(),
+            outbox == null ? "null" : outbox.pending(),
+            outbox == null ? "null" : outbox.oldestPendingAge().toMillis(),
+            outbox == null ? "null" : outbox.quarantined(),
+            outbox == null ? "null" : outbox.stranded().size(),
+            s.lastError() == null ? "null" : quote(s.lastError()));
+    return new HealthServer.Health(up, json);
+  }
+
+  private static String quote(String s) {
+    return "\"" + s.replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", " ") + "\"";
+  }
+}
