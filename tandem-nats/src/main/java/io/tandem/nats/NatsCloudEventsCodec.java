@@ -1,0 +1,393 @@
+package io.tandem.nats;
+
+import io.cloudevents.CloudEvent;
+import io.cloudevents.SpecVersion;
+import io.cloudevents.types.Time;
+import io.nats.client.Message;
+import io.nats.client.impl.Headers;
+import io.nats.client.impl.NatsMessage;
+import io.tandem.core.Event;
+import io.tandem.core.EventHeaders;
+import io.tandem.core.InvalidEventException;
+import io.tandem.nats.internal.HeaderValues;
+import io.tandem.nats.internal.NatsMessageReader;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Maps an {@link Event} to a NATS message holding a CloudEvents 1.0 event in binary content mode
+ * (CloudEvents NATS protocol binding, NATS 2.2+ headers), and back. The body is the payload's UTF-8
+ * bytes; every attribute is a {@code ce-}-prefixed header, and {@code Nats-Msg-Id} carries the
+ * event id so that JetStream drops a re-published event inside the stream's duplicate window:
+ *
+ * <table>
+ *   <caption>Envelope to NATS headers</caption>
+ *   <tr><th>Event</th><th>header</th></tr>
+ *   <tr><td>(CloudEvents 1.0)</td><td>{@code ce-specversion: 1.0}</td></tr>
+ *   <tr><td>event_id</td><td>{@code ce-id} and {@code Nats-Msg-Id}</td></tr>
+ *   <tr><td>(the producing service)</td><td>{@code ce-source}</td></tr>
+ *   <tr><td>event_type</td><td>{@code ce-type}</td></tr>
+ *   <tr><td>aggregate_id</td><td>{@code ce-subject} and {@code ce-partitionkey}</td></tr>
+ *   <tr><td>occurred_at</td><td>{@code ce-time} (RFC 3339, UTC)</td></tr>
+ *   <tr><td>aggregate_version</td><td>{@code ce-sequence} (decimal)</td></tr>
+ *   <tr><td>aggregate_type</td><td>{@code ce-aggregatetype}</td></tr>
+ *   <tr><td>schema_version</td><td>{@code ce-schemaversion} (decimal)</td></tr>
+ *   <tr><td>headers</td><td>{@code ce-<name>} per header ({@code ce-traceparent}, ...)</td></tr>
+ *   <tr><td>payload</td><td>body, {@code content-type: application/json}</td></tr>
+ * </table>
+ *
+ * <p>Header values are percent-encoded as the binding prescribes: space, {@code "}, {@code %} and
+ * every byte outside printable ASCII become {@code %XX} of its UTF-8 bytes ({@code ce-subject:
+ * K%C3%B6ln} for aggregate id {@code Köln}); ids, times and numbers are never affected. {@link
+ * #decode} reverses it.
+ *
+ * <p>{@link #decode} requires {@code ce-specversion}, {@code ce-id} (a UUID), {@code ce-type},
+ * {@code ce-source}, {@code ce-subject}, {@code ce-time}, {@code ce-sequence}, {@code
+ * ce-aggregatetype} and a body; {@code ce-schemaversion} defaults to 1; a {@code content-type}, if
+ * present, must be JSON; any other {@code ce-} header becomes an event header. Header names are
+ * matched without regard to case.
+ *
+ * <pre>{@code
+ * NatsCloudEventsCodec codec = NatsCloudEventsCodec.create("/tandem/orders-service");
+ * Message message = codec.encode("tandem.order.order-42", event);
+ * Event back = codec.decode(receivedMessage);
+ * }</pre>
+ *
+ * <p>Immutable and thread-safe.
+ */
+public final class NatsCloudEventsCodec {
+  /** The {@code source} of {@link #create()}, for codecs that only decode. */
+  public static final String DEFAULT_SOURCE = "/tandem";
+
+  /** The content type of every payload. */
+  public static final String CONTENT_TYPE = "application/json";
+
+  /** JetStream's de-duplication header; Tandem sets it to the event id. */
+  public static final String MSG_ID_HEADER = "Nats-Msg-Id";
+
+  static final String PARTITION_KEY = "partitionkey";
+  static final String SEQUENCE = "sequence";
+  static final String AGGREGATE_TYPE = "aggregatetype";
+  static final String SCHEMA_VERSION = "schemaversion";
+
+  private static final String PREFIX = NatsMessageReader.PREFIX;
+  private static final Set<String> RESERVED =
+      Set.of(
+          "id",
+          "source",
+          "specversion",
+          "type",
+          "datacontenttype",
+          "dataschema",
+          "subject",
+          "time",
+          "data",
+          PARTITION_KEY,
+          SEQUENCE,
+          AGGREGATE_TYPE,
+          SCHEMA_VERSION);
+  private static final Set<String> ENVELOPE_EXTENSIONS =
+      Set.of(PARTITION_KEY, SEQUENCE, AGGREGATE_TYPE, SCHEMA_VERSION);
+  private static final Pattern CANONICAL_UUID =
+      Pattern.compile(
+          "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}");
+  private static final Pattern DECIMAL = Pattern.compile("[0-9]{1,18}");
+  private static final Pattern FAILED_ATTRIBUTE =
+      Pattern.compile("(?:for \"|Attribute ')([A-Za-z0-9]+)");
+
+  private final URI source;
+
+  private NatsCloudEventsCodec(URI source) {
+    this.source = source;
+  }
+
+  /** A codec whose events carry {@code source} {@value #DEFAULT_SOURCE}; enough for decoding. */
+  public static NatsCloudEventsCodec create() {
+    return create(DEFAULT_SOURCE);
+  }
+
+  /**
+   * A codec whose encoded events carry {@code source}, a URI reference naming the producing
+   * service, e.g. {@code /tandem/orders-service}.
+   *
+   * @throws IllegalArgumentException if {@code source} is blank or not a URI reference
+   */
+  public static NatsCloudEventsCodec create(String source) {
+    return new NatsCloudEventsCodec(parseSource(source));
+  }
+
+  /** The CloudEvents {@code source} of the events this codec encodes. */
+  public String source() {
+    return source.toString();
+  }
+
+  /**
+   * The message that carries {@code event} to {@code subject}.
+   *
+   * @throws InvalidEventException if an event header collides with a CloudEvents attribute
+   */
+  public Message encode(String subject, Event event) {
+    return NatsMessage.builder()
+        .subject(subject)
+        .headers(headers(event))
+        .data(event.payload().getBytes(StandardCharsets.UTF_8))
+        .build();
+  }
+
+  /**
+   * The headers of {@code event}'s message: {@code Nats-Msg-Id}, the {@code ce-} attributes and
+   * {@code content-type}.
+   *
+   * @throws InvalidEventException if an event header collides with a CloudEvents attribute
+   */
+  public Headers headers(Event event) {
+    Headers headers = new Headers();
+    headers.put(MSG_ID_HEADER, event.eventId().toString());
+    put(headers, "specversion", SpecVersion.V1.toString());
+    put(headers, "id", event.eventId().toString());
+    put(headers, "source", source.toString());
+    put(headers, "type", event.eventType());
+    put(headers, "subject", event.aggregateId());
+    put(
+        headers,
+        "time",
+        Time.writeTime(OffsetDateTime.ofInstant(event.occurredAt(), ZoneOffset.UTC)));
+    put(headers, PARTITION_KEY, event.aggregateId());
+    put(headers, SEQUENCE, Long.toString(event.aggregateVersion()));
+    put(headers, AGGREGATE_TYPE, event.aggregateType());
+    put(headers, SCHEMA_VERSION, Integer.toString(event.schemaVersion()));
+    for (Map.Entry<String, String> header : event.headers().asMap().entrySet()) {
+      if (RESERVED.contains(header.getKey())) {
+        throw new InvalidEventException(
+            "headers",
+            "key '"
+                + header.getKey()
+                + "' collides with the CloudEvents attribute of the same name; rename the header"
+                + " (reserved: "
+                + RESERVED
+                + ")");
+      }
+      put(headers, header.getKey(), header.getValue());
+    }
+    headers.put(NatsMessageReader.CONTENT_TYPE, CONTENT_TYPE);
+    return headers;
+  }
+
+  /**
+   * The event that {@code message} carries.
+   *
+   * @throws InvalidNatsMessageException if the message is not a binary-mode CloudEvent with
+   *     Tandem's envelope; when the envelope fails {@link Event}'s own validation (for example a
+   *     payload that is not JSON), the {@link InvalidEventException} is wrapped as the cause
+   */
+  public Event decode(Message message) {
+    Decoding d = new Decoding(message);
+    Map<String, String> headers = d.headers();
+    String specVersion = headers.get(PREFIX + "specversion");
+    if (specVersion == null) {
+      throw d.invalid(
+          "specversion", "is missing (header ce-specversion): not a binary-mode CloudEvent", null);
+    }
+    for (String attribute : new String[] {"id", "source", "type"}) {
+      if (headers.get(PREFIX + attribute) == null) {
+        throw d.invalid(attribute, "is missing (header ce-" + attribute + ")", null);
+      }
+    }
+    CloudEvent ce;
+    try {
+      ce =
+          new NatsMessageReader(SpecVersion.parse(specVersion), headers, message.getData())
+              .toEvent();
+    } catch (RuntimeException e) {
+      throw d.invalid(failedAttribute(e), "is invalid: " + e.getMessage(), e);
+    }
+    UUID eventId = d.uuid(ce.getId());
+    String subject = d.required("subject", ce.getSubject());
+    OffsetDateTime time = d.required("time", ce.getTime());
+    long sequence = d.decimal(SEQUENCE, d.required(SEQUENCE, ce.getExtension(SEQUENCE)));
+    String aggregateType =
+        String.valueOf(d.required(AGGREGATE_TYPE, ce.getExtension(AGGREGATE_TYPE)));
+    Object schema = ce.getExtension(SCHEMA_VERSION);
+    long schemaVersion = schema == null ? 1 : d.decimal(SCHEMA_VERSION, schema);
+    if (schemaVersion > Integer.MAX_VALUE) {
+      throw d.invalid(SCHEMA_VERSION, "is " + schemaVersion + ", too large", null);
+    }
+    String contentType = ce.getDataContentType();
+    if (contentType != null && !isJson(contentType)) {
+      throw d.invalid(
+          "datacontenttype", "is '" + contentType + "', expected " + CONTENT_TYPE, null);
+    }
+    if (ce.getData() == null) {
+      throw d.invalid("data", "is missing (the message has no body)", null);
+    }
+    String payload = d.utf8(ce.getData().toBytes());
+
+    Event.Builder event =
+        Event.builder()
+            .eventId(eventId)
+            .aggregate(aggregateType, subject, sequence)
+            .eventType(ce.getType())
+            .schemaVersion((int) schemaVersion)
+            .payload(payload)
+            .occurredAt(time.toInstant());
+    try {
+      EventHeaders.Builder eventHeaders = EventHeaders.builder();
+      for (String name : ce.getExtensionNames()) {
+        if (!ENVELOPE_EXTENSIONS.contains(name)) {
+          eventHeaders.put(name, String.valueOf(ce.getExtension(name)));
+        }
+      }
+      return event.headers(eventHeaders.build()).build();
+    } catch (InvalidEventException e) {
+      throw d.invalid(attributeOf(e.field()), "is rejected: " + e.getMessage(), e);
+    }
+  }
+
+  private static void put(Headers headers, String attribute, String value) {
+    headers.put(PREFIX + attribute, HeaderValues.encode(value));
+  }
+
+  /** The attribute the CloudEvents SDK complained about, as far as its message tells. */
+  private static String failedAttribute(RuntimeException e) {
+    String message = String.valueOf(e.getMessage());
+    Matcher m = FAILED_ATTRIBUTE.matcher(message);
+    if (m.find()) {
+      return m.group(1);
+    }
+    return message.contains("extension") ? "extensions" : "specversion";
+  }
+
+  private static boolean isJson(String contentType) {
+    String mediaType = contentType.split(";", 2)[0].trim().toLowerCase(Locale.ROOT);
+    return mediaType.equals(CONTENT_TYPE) || mediaType.endsWith("+json");
+  }
+
+  private static String attributeOf(String field) {
+    return switch (field) {
+      case "event_id" -> "id";
+      case "event_type" -> "type";
+      case "aggregate_id" -> "subject";
+      case "aggregate_type" -> AGGREGATE_TYPE;
+      case "aggregate_version" -> SEQUENCE;
+      case "schema_version" -> SCHEMA_VERSION;
+      case "payload" -> "data";
+      case "occurred_at" -> "time";
+      default -> "extensions";
+    };
+  }
+
+  private static URI parseSource(String source) {
+    if (source == null || source.isBlank()) {
+      throw new IllegalArgumentException(
+          "source must not be blank: give a URI reference naming the producing service, e.g. "
+              + "/tandem/orders-service");
+    }
+    try {
+      return new URI(source);
+    } catch (URISyntaxException e) {
+      throw new IllegalArgumentException(
+          "source '" + source + "' is not a URI reference: " + e.getMessage(), e);
+    }
+  }
+
+  /** The message being decoded, for errors that say where it came from. */
+  private record Decoding(Message message) {
+    /** The {@code ce-} headers and {@code content-type}, names lowercased, values decoded. */
+    Map<String, String> headers() {
+      Map<String, String> decoded = new LinkedHashMap<>();
+      Headers headers = message.getHeaders();
+      if (headers == null) {
+        return decoded;
+      }
+      for (Map.Entry<String, List<String>> header : headers.entrySet()) {
+        String name = header.getKey().toLowerCase(Locale.ROOT);
+        List<String> values = header.getValue();
+        if (values.isEmpty()
+            || !(name.startsWith(PREFIX) || name.equals(NatsMessageReader.CONTENT_TYPE))) {
+          continue;
+        }
+        String value = values.get(values.size() - 1);
+        try {
+          decoded.put(name, HeaderValues.decode(value));
+        } catch (IllegalArgumentException e) {
+          String attribute =
+              name.startsWith(PREFIX) ? name.substring(PREFIX.length()) : "datacontenttype";
+          throw invalid(attribute, "is not percent-encoded UTF-8: " + e.getMessage(), e);
+        }
+      }
+      return decoded;
+    }
+
+    InvalidNatsMessageException invalid(String attribute, String reason, Throwable cause) {
+      return new InvalidNatsMessageException(
+          attribute, reason, message.getSubject(), location(), cause);
+    }
+
+    private String location() {
+      String where = "on subject " + message.getSubject();
+      if (message.isJetStream()) {
+        try {
+          var meta = message.metaData();
+          return where
+              + " (stream "
+              + meta.getStream()
+              + " sequence "
+              + meta.streamSequence()
+              + ")";
+        } catch (RuntimeException e) {
+          return where;
+        }
+      }
+      return where;
+    }
+
+    <T> T required(String attribute, T value) {
+      if (value == null) {
+        throw invalid(attribute, "is missing (header ce-" + attribute + ")", null);
+      }
+      return value;
+    }
+
+    UUID uuid(String id) {
+      if (id == null || !CANONICAL_UUID.matcher(id).matches()) {
+        throw invalid("id", "'" + id + "' is not a UUID (Tandem's event_id)", null);
+      }
+      return UUID.fromString(id);
+    }
+
+    long decimal(String attribute, Object value) {
+      String text = String.valueOf(value);
+      if (!DECIMAL.matcher(text).matches()) {
+        throw invalid(attribute, "'" + text + "' is not a non-negative decimal number", null);
+      }
+      return Long.parseLong(text);
+    }
+
+    String utf8(byte[] data) {
+      try {
+        return StandardCharsets.UTF_8
+            .newDecoder()
+            .onMalformedInput(CodingErrorAction.REPORT)
+            .onUnmappableCharacter(CodingErrorAction.REPORT)
+            .decode(ByteBuffer.wrap(data))
+            .toString();
+      } catch (CharacterCodingException e) {
+        throw invalid("data", "is not UTF-8 text: " + e, e);
+      }
+    }
+  }
+}

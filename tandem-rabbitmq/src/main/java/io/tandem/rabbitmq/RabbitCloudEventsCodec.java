@@ -1,0 +1,429 @@
+package io.tandem.rabbitmq;
+
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.Delivery;
+import com.rabbitmq.client.Envelope;
+import com.rabbitmq.client.GetResponse;
+import com.rabbitmq.client.LongString;
+import io.cloudevents.core.builder.CloudEventBuilder;
+import io.tandem.core.Event;
+import io.tandem.core.EventHeaders;
+import io.tandem.core.InvalidEventException;
+import io.tandem.rabbitmq.internal.ExchangeNames;
+import io.tandem.rabbitmq.internal.HeaderTableWriter;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeParseException;
+import java.util.Date;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.regex.Pattern;
+
+/**
+ * Maps an {@link Event} to a RabbitMQ message holding a CloudEvents 1.0 event in binary content
+ * mode, and back.
+ *
+ * <p>CloudEvents defines no binding for AMQP 0-9-1, RabbitMQ's protocol; Tandem follows the
+ * CloudEvents AMQP (1.0) binding's naming instead: every attribute is a message header named {@code
+ * cloudEvents_} + the attribute name, holding a string; {@code datacontenttype} is the message's
+ * {@code content_type}; the body is the data. A consumer that follows that binding's naming reads
+ * these messages as they are.
+ *
+ * <table>
+ *   <caption>Envelope to message</caption>
+ *   <tr><th>Event</th><th>AMQP 0-9-1</th></tr>
+ *   <tr><td>event_id</td><td>header {@code cloudEvents_id}, property {@code message_id}</td></tr>
+ *   <tr><td>(the producing service)</td><td>header {@code cloudEvents_source}</td></tr>
+ *   <tr><td>(constant 1.0)</td><td>header {@code cloudEvents_specversion}</td></tr>
+ *   <tr><td>event_type</td><td>header {@code cloudEvents_type}</td></tr>
+ *   <tr><td>aggregate_id</td><td>header {@code cloudEvents_subject}, header {@code
+ *       cloudEvents_partitionkey}, the routing key</td></tr>
+ *   <tr><td>occurred_at</td><td>header {@code cloudEvents_time} (RFC 3339, microseconds),
+ *       property {@code timestamp} (whole seconds)</td></tr>
+ *   <tr><td>aggregate_version</td><td>header {@code cloudEvents_sequence} (decimal string)</td></tr>
+ *   <tr><td>aggregate_type</td><td>header {@code cloudEvents_aggregatetype}</td></tr>
+ *   <tr><td>schema_version</td><td>header {@code cloudEvents_schemaversion} (decimal
+ *       string)</td></tr>
+ *   <tr><td>headers</td><td>one header {@code cloudEvents_<name>} per entry ({@code
+ *       cloudEvents_traceparent}, {@code cloudEvents_tenant}, ...)</td></tr>
+ *   <tr><td>payload</td><td>the body (UTF-8), property {@code content_type}
+ *       {@code application/json}</td></tr>
+ *   <tr><td>(durability)</td><td>property {@code delivery_mode} 2 (persistent)</td></tr>
+ * </table>
+ *
+ * <p>{@link #decode} requires {@code specversion} 1.0, {@code id} (a UUID), {@code source}, {@code
+ * type}, {@code subject}, {@code time}, {@code sequence}, {@code aggregatetype} and a body; {@code
+ * schemaversion} defaults to 1 when absent; any other {@code cloudEvents_} header becomes an event
+ * header, and headers without the prefix (for example RabbitMQ's {@code x-death}) are ignored. The
+ * older prefix {@code cloudEvents:} is read as well. A content type other than JSON is refused.
+ *
+ * <pre>{@code
+ * RabbitCloudEventsCodec codec = RabbitCloudEventsCodec.create("/tandem/orders-service");
+ * RabbitMessage message = codec.encode("tandem.order", event);
+ * Event back = codec.decode(channel.basicGet("orders", false));
+ * }</pre>
+ *
+ * <p>Immutable and thread-safe.
+ */
+public final class RabbitCloudEventsCodec {
+  /** The {@code source} of {@link #create()}, for codecs that only decode. */
+  public static final String DEFAULT_SOURCE = "/tandem";
+
+  /** The content type of every payload. */
+  public static final String CONTENT_TYPE = "application/json";
+
+  /** The prefix of every CloudEvents header. */
+  public static final String HEADER_PREFIX = HeaderTableWriter.PREFIX;
+
+  /** The prefix an earlier draft of the AMQP binding used; accepted when decoding. */
+  public static final String LEGACY_HEADER_PREFIX = "cloudEvents:";
+
+  /** {@code delivery_mode} of a persistent message. */
+  public static final int PERSISTENT = 2;
+
+  static final String PARTITION_KEY = "partitionkey";
+  static final String SEQUENCE = "sequence";
+  static final String AGGREGATE_TYPE = "aggregatetype";
+  static final String SCHEMA_VERSION = "schemaversion";
+
+  /** Names an event header may not take: they are attributes or Tandem's own extensions. */
+  private static final Set<String> RESERVED =
+      Set.of(
+          "id",
+          "source",
+          "specversion",
+          "type",
+          "datacontenttype",
+          "dataschema",
+          "subject",
+          "time",
+          "data",
+          PARTITION_KEY,
+          SEQUENCE,
+          AGGREGATE_TYPE,
+          SCHEMA_VERSION);
+
+  private static final Pattern CANONICAL_UUID =
+      Pattern.compile(
+          "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}");
+  private static final Pattern DECIMAL = Pattern.compile("[0-9]{1,18}");
+
+  private final URI source;
+
+  private RabbitCloudEventsCodec(URI source) {
+    this.source = source;
+  }
+
+  /** A codec whose events carry {@code source} {@value #DEFAULT_SOURCE}; enough for decoding. */
+  public static RabbitCloudEventsCodec create() {
+    return create(DEFAULT_SOURCE);
+  }
+
+  /**
+   * A codec whose encoded events carry {@code source}, a URI reference naming the producing
+   * service, e.g. {@code /tandem/orders-service}.
+   *
+   * @throws IllegalArgumentException if {@code source} is blank or not a URI reference
+   */
+  public static RabbitCloudEventsCodec create(String source) {
+    return new RabbitCloudEventsCodec(parseSource(source));
+  }
+
+  /** The CloudEvents {@code source} of the events this codec encodes. */
+  public String source() {
+    return source.toString();
+  }
+
+  /**
+   * The message that carries {@code event} to {@code exchange}, routed by its aggregate id.
+   *
+   * @throws IllegalArgumentException if {@code exchange} is not a legal exchange name
+   * @throws InvalidEventException if the aggregate id is too long for an AMQP routing key (255
+   *     bytes of UTF-8), or an event header's name collides with a CloudEvents attribute
+   */
+  public RabbitMessage encode(String exchange, Event event) {
+    ExchangeNames.validate("exchange", exchange);
+    try {
+      ExchangeNames.shortString("routing key", event.aggregateId());
+    } catch (IllegalArgumentException e) {
+      throw new InvalidEventException(
+          "aggregate_id", "cannot be a RabbitMQ routing key: " + e.getMessage());
+    }
+    CloudEventBuilder builder =
+        CloudEventBuilder.v1()
+            .withId(event.eventId().toString())
+            .withType(event.eventType())
+            .withSource(source)
+            .withSubject(event.aggregateId())
+            .withTime(OffsetDateTime.ofInstant(event.occurredAt(), ZoneOffset.UTC))
+            .withData(CONTENT_TYPE, event.payload().getBytes(StandardCharsets.UTF_8))
+            .withExtension(PARTITION_KEY, event.aggregateId())
+            .withExtension(SEQUENCE, Long.toString(event.aggregateVersion()))
+            .withExtension(AGGREGATE_TYPE, event.aggregateType())
+            .withExtension(SCHEMA_VERSION, Integer.toString(event.schemaVersion()));
+    for (Map.Entry<String, String> header : event.headers().asMap().entrySet()) {
+      if (RESERVED.contains(header.getKey())) {
+        throw new InvalidEventException(
+            "headers",
+            "key '"
+                + header.getKey()
+                + "' collides with the CloudEvents attribute of the same name; rename the header"
+                + " (reserved: "
+                + RESERVED
+                + ")");
+      }
+      builder.withExtension(header.getKey(), header.getValue());
+    }
+    HeaderTableWriter written = new HeaderTableWriter().writeBinary(builder.build());
+    AMQP.BasicProperties properties =
+        new AMQP.BasicProperties.Builder()
+            .messageId(event.eventId().toString())
+            .deliveryMode(PERSISTENT)
+            .contentType(written.contentType())
+            .timestamp(Date.from(event.occurredAt()))
+            .headers(written.headers())
+            .build();
+    return new RabbitMessage(exchange, event.aggregateId(), properties, written.body());
+  }
+
+  /**
+   * The event that a message fetched with {@code basic.get} carries.
+   *
+   * @throws InvalidMessageException if the message is not a binary-mode CloudEvent with Tandem's
+   *     envelope (see {@link #decode(Envelope, AMQP.BasicProperties, byte[])})
+   */
+  public Event decode(GetResponse response) {
+    return decode(response.getEnvelope(), response.getProps(), response.getBody());
+  }
+
+  /**
+   * The event that a message delivered to a consumer carries.
+   *
+   * @throws InvalidMessageException if the message is not a binary-mode CloudEvent with Tandem's
+   *     envelope (see {@link #decode(Envelope, AMQP.BasicProperties, byte[])})
+   */
+  public Event decode(Delivery delivery) {
+    return decode(delivery.getEnvelope(), delivery.getProperties(), delivery.getBody());
+  }
+
+  /**
+   * The event that a message carries.
+   *
+   * @param envelope where the message came from, for error messages; may be null
+   * @throws InvalidMessageException naming the attribute, if the message is not a binary-mode
+   *     CloudEvent with Tandem's envelope; when the envelope fails {@link Event}'s own validation
+   *     (for example a payload that is not JSON), the {@link InvalidEventException} is wrapped as
+   *     the cause
+   */
+  public Event decode(Envelope envelope, AMQP.BasicProperties properties, byte[] body) {
+    Decoding d = new Decoding(envelope, attributes(properties));
+    String specversion = d.attribute("specversion");
+    if (specversion == null) {
+      throw d.invalid("specversion", d.missing("specversion") + ": not a binary-mode CloudEvent");
+    }
+    if (!specversion.equals("1.0")) {
+      throw d.invalid("specversion", "is '" + specversion + "', expected 1.0");
+    }
+    UUID eventId = d.uuid(d.required("id"));
+    d.required("source");
+    String type = d.required("type");
+    String subject = d.required("subject");
+    Instant time = d.time(d.required("time"));
+    long sequence = d.decimal(SEQUENCE, d.required(SEQUENCE));
+    String aggregateType = d.required(AGGREGATE_TYPE);
+    String schema = d.attribute(SCHEMA_VERSION);
+    long schemaVersion = schema == null ? 1 : d.decimal(SCHEMA_VERSION, schema);
+    if (schemaVersion > Integer.MAX_VALUE) {
+      throw d.invalid(SCHEMA_VERSION, "is " + schemaVersion + ", too large");
+    }
+    String contentType = properties == null ? null : properties.getContentType();
+    if (contentType == null) {
+      contentType = d.attribute("datacontenttype");
+    }
+    if (contentType != null && !isJson(contentType)) {
+      throw d.invalid("datacontenttype", "is '" + contentType + "', expected " + CONTENT_TYPE);
+    }
+    if (body == null) {
+      throw d.invalid("data", "is missing (the message has no body)");
+    }
+    String payload = d.utf8(body);
+
+    Event.Builder event =
+        Event.builder()
+            .eventId(eventId)
+            .aggregate(aggregateType, subject, sequence)
+            .eventType(type)
+            .schemaVersion((int) schemaVersion)
+            .payload(payload)
+            .occurredAt(time);
+    try {
+      EventHeaders.Builder headers = EventHeaders.builder();
+      d.attributes.forEach(
+          (name, value) -> {
+            if (!RESERVED.contains(name)) {
+              headers.put(name, value);
+            }
+          });
+      return event.headers(headers.build()).build();
+    } catch (InvalidEventException e) {
+      throw d.invalid(attributeOf(e.field()), "is rejected: " + e.getMessage(), e);
+    }
+  }
+
+  /** The CloudEvents attributes among the headers, by name; the current prefix wins. */
+  private static Map<String, String> attributes(AMQP.BasicProperties properties) {
+    Map<String, String> attributes = new LinkedHashMap<>();
+    Map<String, Object> headers = properties == null ? null : properties.getHeaders();
+    if (headers == null) {
+      return attributes;
+    }
+    headers.forEach(
+        (key, value) -> {
+          if (value != null
+              && key.startsWith(LEGACY_HEADER_PREFIX)
+              && key.length() > LEGACY_HEADER_PREFIX.length()) {
+            attributes.putIfAbsent(key.substring(LEGACY_HEADER_PREFIX.length()), text(value));
+          }
+        });
+    headers.forEach(
+        (key, value) -> {
+          if (value != null
+              && key.startsWith(HEADER_PREFIX)
+              && key.length() > HEADER_PREFIX.length()) {
+            attributes.put(key.substring(HEADER_PREFIX.length()), text(value));
+          }
+        });
+    return attributes;
+  }
+
+  /** A header value as text: the client reads AMQP strings as {@link LongString}. */
+  private static String text(Object value) {
+    if (value instanceof LongString s) {
+      return s.toString();
+    }
+    if (value instanceof byte[] bytes) {
+      return new String(bytes, StandardCharsets.UTF_8);
+    }
+    if (value instanceof Date date) {
+      return date.toInstant().toString();
+    }
+    return value.toString();
+  }
+
+  private static boolean isJson(String contentType) {
+    String mediaType = contentType.split(";", 2)[0].trim().toLowerCase(Locale.ROOT);
+    return mediaType.equals(CONTENT_TYPE) || mediaType.endsWith("+json");
+  }
+
+  private static String attributeOf(String field) {
+    return switch (field) {
+      case "event_id" -> "id";
+      case "event_type" -> "type";
+      case "aggregate_id" -> "subject";
+      case "aggregate_type" -> AGGREGATE_TYPE;
+      case "aggregate_version" -> SEQUENCE;
+      case "schema_version" -> SCHEMA_VERSION;
+      case "payload" -> "data";
+      case "occurred_at" -> "time";
+      default -> "extensions";
+    };
+  }
+
+  private static URI parseSource(String source) {
+    if (source == null || source.isBlank()) {
+      throw new IllegalArgumentException(
+          "source must not be blank: give a URI reference naming the producing service, e.g. "
+              + "/tandem/orders-service");
+    }
+    try {
+      return new URI(source);
+    } catch (URISyntaxException e) {
+      throw new IllegalArgumentException(
+          "source '" + source + "' is not a URI reference: " + e.getMessage(), e);
+    }
+  }
+
+  /** The message being decoded, for errors that say where it came from. */
+  private record Decoding(Envelope envelope, Map<String, String> attributes) {
+    InvalidMessageException invalid(String attribute, String reason) {
+      return invalid(attribute, reason, null);
+    }
+
+    InvalidMessageException invalid(String attribute, String reason, Throwable cause) {
+      return envelope == null
+          ? new InvalidMessageException(attribute, reason, null, null, -1, cause)
+          : new InvalidMessageException(
+              attribute,
+              reason,
+              envelope.getExchange(),
+              envelope.getRoutingKey(),
+              envelope.getDeliveryTag(),
+              cause);
+    }
+
+    String attribute(String name) {
+      return attributes.get(name);
+    }
+
+    String missing(String name) {
+      return "is missing (header " + HEADER_PREFIX + name + ")";
+    }
+
+    String required(String name) {
+      String value = attributes.get(name);
+      if (value == null) {
+        throw invalid(name, missing(name));
+      }
+      if (value.isEmpty()) {
+        throw invalid(name, "is empty (header " + HEADER_PREFIX + name + ")");
+      }
+      return value;
+    }
+
+    UUID uuid(String id) {
+      if (!CANONICAL_UUID.matcher(id).matches()) {
+        throw invalid("id", "'" + id + "' is not a UUID (Tandem's event_id)");
+      }
+      return UUID.fromString(id);
+    }
+
+    Instant time(String time) {
+      try {
+        return OffsetDateTime.parse(time).toInstant();
+      } catch (DateTimeParseException e) {
+        throw invalid(
+            "time", "'" + time + "' is not an RFC 3339 timestamp, e.g. 2025-03-01T10:15:30Z", e);
+      }
+    }
+
+    long decimal(String attribute, String text) {
+      if (!DECIMAL.matcher(text).matches()) {
+        throw invalid(attribute, "'" + text + "' is not a non-negative decimal number");
+      }
+      return Long.parseLong(text);
+    }
+
+    String utf8(byte[] body) {
+      try {
+        return StandardCharsets.UTF_8
+            .newDecoder()
+            .onMalformedInput(CodingErrorAction.REPORT)
+            .onUnmappableCharacter(CodingErrorAction.REPORT)
+            .decode(ByteBuffer.wrap(body))
+            .toString();
+      } catch (CharacterCodingException e) {
+        throw invalid("data", "is not UTF-8 text: " + e, e);
+      }
+    }
+  }
+}
