@@ -14,6 +14,7 @@ import picocli.CommandLine.Command;
       DemoCommand.class,
       MigrateCommand.class,
       RelayCommand.class,
+      BenchCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class TandemCommand implements Runnable {

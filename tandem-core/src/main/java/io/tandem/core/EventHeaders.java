@@ -81,6 +81,27 @@ public final class EventHeaders {
     return b.build();
   }
 
+  /**
+   * Headers from their JSON form (an object of strings), as stored in the outbox's {@code headers}
+   * column; null or blank is empty.
+   *
+   * @throws InvalidEventException when the text is not such an object or a key is not allowed
+   */
+  public static EventHeaders fromJson(String json) {
+    Map<String, String> map;
+    try {
+      map = io.tandem.core.internal.Json.readStringMap(json);
+    } catch (IllegalArgumentException e) {
+      throw new InvalidEventException("headers", e.getMessage());
+    }
+    return map.isEmpty() ? EMPTY : of(map);
+  }
+
+  /** These headers as a JSON object of strings. */
+  public String toJson() {
+    return io.tandem.core.internal.Json.write(values);
+  }
+
   public Optional<String> get(String key) {
     return Optional.ofNullable(values.get(key));
   }

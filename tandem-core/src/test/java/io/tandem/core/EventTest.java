@@ -31,7 +31,7 @@ class EventTest {
   }
 
   @Test
-  void theEventIdIsFixedWhenTheBuilderIsCreatedAndSurvivesRebuilds() {
+  void theEventIdIsGeneratedOnceAndSurvivesRebuilds() {
     Event.Builder b = valid();
     Event first = b.build();
     Event second = b.build();
@@ -103,6 +103,15 @@ class EventTest {
                 .build()
                 .traceparent())
         .isPresent();
+  }
+
+  @Test
+  void headersRoundTripThroughTheirJsonForm() {
+    EventHeaders h = EventHeaders.builder().tenant("acme").correlationId("c-1").build();
+    assertThat(EventHeaders.fromJson(h.toJson())).isEqualTo(h);
+    assertThat(EventHeaders.fromJson(null)).isEqualTo(EventHeaders.EMPTY);
+    assertThatThrownBy(() -> EventHeaders.fromJson("[1]"))
+        .isInstanceOf(InvalidEventException.class);
   }
 
   @Test

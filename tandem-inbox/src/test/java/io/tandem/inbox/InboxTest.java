@@ -4,10 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.tandem.core.Event;
-import io.tandem.jdbc.Migrations;
 import io.tandem.jdbc.Transactions;
-import io.tandem.testkit.IsolatedDatabase;
-import io.tandem.testkit.TestInfrastructure;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -24,25 +21,31 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 
-class InboxTest {
-  private static IsolatedDatabase database;
-  private static DataSource ds;
+/**
+ * The inbox contract, run per database by {@link PostgresInboxTest} and {@link MariaDbInboxTest}.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+abstract class InboxTest {
+  private InboxDatabase database;
+  private DataSource ds;
   private Inbox inbox;
 
+  /** Creates this suite's database, with an {@code invoices} table, on the server under test. */
+  abstract InboxDatabase openDatabase(String prefix) throws SQLException;
+
   @BeforeAll
-  static void setUp() throws SQLException {
-    database = TestInfrastructure.postgres().createDatabase("inbox");
-    ds = database.dataSource();
-    Migrations.migrate(ds);
-    execute(
-        "CREATE TABLE invoices (id bigserial PRIMARY KEY, order_id text NOT NULL,"
-            + " event_id uuid NOT NULL)");
+  void setUp() throws SQLException {
+    database = openDatabase("inbox");
+    ds = database.dataSource;
   }
 
   @AfterAll
-  static void tearDown() {
-    database.close();
+  void tearDown() {
+    if (database != null) {
+      database.close();
+    }
   }
 
   @BeforeEach
@@ -52,14 +55,14 @@ class InboxTest {
     inbox = Inbox.builder().dataSource(ds).build();
   }
 
-  private static void execute(String sql) throws SQLException {
+  private void execute(String sql) throws SQLException {
     try (Connection c = ds.getConnection();
         Statement s = c.createStatement()) {
       s.execute(sql);
     }
   }
 
-  private static long count(String sql) throws SQLException {
+  private long count(String sql) throws SQLException {
     try (Connection c = ds.getConnection();
         Statement s = c.createStatement();
         ResultSet rs = s.executeQuery(sql)) {

@@ -3,21 +3,28 @@ package io.tandem.jdbc;
 import io.tandem.core.TandemException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Timestamp;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Collection;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.OptionalInt;
 import javax.sql.DataSource;
 
 /**
  * The SQL of one database family. Every statement Tandem runs is a constant of a dialect, with bind
  * parameters; nothing is concatenated from input. A list parameter (row ids, partitions) is bound
- * with {@link #bindList}, as an array or a JSON document depending on the database.
+ * with {@link #bindList}, as an array or a JSON document depending on the database; timestamps with
+ * {@link #bindInstant} and {@link #readInstant}, which keep them exact whatever the JVM's time
+ * zone.
  *
  * <p>Statements use the tables {@code tandem_outbox}, {@code tandem_inbox}, {@code
  * tandem_relay_partition} and {@code tandem_relay_instance} in the connection's current schema
- * (choose the schema with the JDBC URL, e.g. {@code currentSchema} on PostgreSQL).
+ * (choose the schema with the JDBC URL: {@code currentSchema} on PostgreSQL, the database on
+ * MariaDB).
  *
  * <p>Implementations are stateless and thread-safe.
  */
@@ -33,6 +40,32 @@ public interface Dialect {
   void bindList(
       Connection connection, PreparedStatement ps, int index, Collection<? extends Number> values)
       throws SQLException;
+
+  /**
+   * Binds an instant to a timestamp parameter (such as {@code occurred_at} of {@link
+   * #outboxInsert()}). The default binds a {@link Timestamp}, exact for a {@code timestamptz}
+   * column in any JVM time zone.
+   */
+  default void bindInstant(PreparedStatement ps, int index, Instant value) throws SQLException {
+    ps.setTimestamp(index, value == null ? null : Timestamp.from(value));
+  }
+
+  /**
+   * Reads a timestamp column of a Tandem table as an instant; null for SQL NULL. The counterpart of
+   * {@link #bindInstant}.
+   */
+  default Instant readInstant(ResultSet rs, String column) throws SQLException {
+    Timestamp t = rs.getTimestamp(column);
+    return t == null ? null : t.toInstant();
+  }
+
+  /**
+   * The isolation level of the relay's own short transactions (partition leases, publish results),
+   * or empty to keep the connection's. They are written for READ COMMITTED, PostgreSQL's default.
+   */
+  default OptionalInt relayIsolation() {
+    return OptionalInt.empty();
+  }
 
   /**
    * Starts a listener that calls {@code onNotify} soon after new outbox rows commit, when the
@@ -196,8 +229,13 @@ public interface Dialect {
     if (p.contains("postgresql")) {
       return PostgresDialect.INSTANCE;
     }
+    if (p.contains("mariadb") || p.contains("mysql")) {
+      return MariaDbDialect.INSTANCE;
+    }
     throw new TandemException(
-        "Tandem has no dialect for database '" + product + "'; supported: PostgreSQL");
+        "Tandem has no dialect for database '"
+            + product
+            + "'; supported: PostgreSQL, MariaDB and MySQL");
   }
 
   /** The dialect of the database behind {@code dataSource}. */

@@ -2,6 +2,7 @@ package io.tandem.jdbc;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.OptionalInt;
 import javax.sql.DataSource;
 
 /**
@@ -45,6 +46,39 @@ public final class Transactions {
     }
   }
 
+  /**
+   * Like {@link #inTransaction(DataSource, TransactionWork)}, at the given isolation level (e.g.
+   * {@link Connection#TRANSACTION_READ_COMMITTED}) when one is given, else at the connection's own;
+   * a changed level is restored before the connection is closed. Tandem's relay passes {@link
+   * Dialect#relayIsolation()}.
+   */
+  public static <T, X extends Exception> T inTransaction(
+      DataSource dataSource, OptionalInt isolation, TransactionWork<T, X> work) throws X {
+    if (isolation.isEmpty()) {
+      return inTransaction(dataSource, work);
+    }
+    Connection connection;
+    try {
+      connection = dataSource.getConnection();
+    } catch (SQLException e) {
+      throw new JdbcException("cannot obtain a connection", e);
+    }
+    try {
+      int previous = setIsolation(connection, isolation.getAsInt());
+      try {
+        return inTransaction(connection, work);
+      } finally {
+        setIsolation(connection, previous);
+      }
+    } finally {
+      try {
+        connection.close();
+      } catch (SQLException e) {
+        // The transaction already committed or rolled back; a failed close changes neither.
+      }
+    }
+  }
+
   /** Runs {@code work} in a transaction on an open connection that is in auto-commit mode. */
   public static <T, X extends Exception> T inTransaction(
       Connection connection, TransactionWork<T, X> work) throws X {
@@ -70,6 +104,18 @@ public final class Transactions {
       return previous;
     } catch (SQLException e) {
       throw new JdbcException("cannot set auto-commit to " + value, e);
+    }
+  }
+
+  private static int setIsolation(Connection connection, int level) {
+    try {
+      int previous = connection.getTransactionIsolation();
+      if (previous != level) {
+        connection.setTransactionIsolation(level);
+      }
+      return previous;
+    } catch (SQLException e) {
+      throw new JdbcException("cannot set the transaction isolation level to " + level, e);
     }
   }
 

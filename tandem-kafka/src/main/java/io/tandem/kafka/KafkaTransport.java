@@ -39,7 +39,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
  * (fenced, broken sequence, closed) its failures are {@code TRANSIENT} and the next publish uses a
  * new producer.
  *
- * <p>Defaults: topic router {@link TopicRouter#byAggregateType()}, {@code linger.ms} 5, {@code
+ * <p>Defaults: topic router {@link TopicRouter#byAggregateType()}, {@code linger.ms} 0, {@code
  * batch.size} 256 KiB, {@code max.block.ms} 5 s (a publish can overrun its timeout by at most this
  * much while the producer waits for metadata), close timeout zero. Any other producer setting can
  * be given with {@link Builder#producerProperty}; settings that the delivery guarantee depends on

@@ -2,13 +2,11 @@ package io.tandem.outbox;
 
 import io.tandem.core.Event;
 import io.tandem.core.TandemException;
-import io.tandem.core.internal.Json;
 import io.tandem.jdbc.Dialect;
 import io.tandem.jdbc.JdbcException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
-import java.sql.Timestamp;
 import java.util.List;
 
 /**
@@ -79,8 +77,8 @@ public final class Outbox {
         ps.setString(5, e.eventType());
         ps.setInt(6, e.schemaVersion());
         ps.setString(7, e.payload());
-        ps.setString(8, Json.write(e.headers().asMap()));
-        ps.setTimestamp(9, Timestamp.from(e.occurredAt()));
+        ps.setString(8, e.headers().toJson());
+        d.bindInstant(ps, 9, e.occurredAt());
         if (events.size() > 1) {
           ps.addBatch();
         }

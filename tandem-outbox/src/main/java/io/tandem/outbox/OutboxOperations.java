@@ -7,9 +7,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Timestamp;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -68,8 +66,8 @@ public final class OutboxOperations {
                   rs.getInt("attempts"),
                   rs.getString("error_class"),
                   rs.getString("last_error"),
-                  instant(rs.getTimestamp("quarantined_at")),
-                  instant(rs.getTimestamp("created_at"))));
+                  dialect.readInstant(rs, "quarantined_at"),
+                  dialect.readInstant(rs, "created_at")));
         }
       }
     } catch (SQLException e) {
@@ -163,7 +161,7 @@ public final class OutboxOperations {
               new OutboxStatus.Instance(
                   rs.getString("relay_id"),
                   rs.getString("host"),
-                  instant(rs.getTimestamp("started_at")),
+                  dialect.readInstant(rs, "started_at"),
                   Duration.ofMillis(rs.getLong("heartbeat_age_ms"))));
         }
       }
@@ -184,9 +182,5 @@ public final class OutboxOperations {
     } catch (SQLException e) {
       throw new JdbcException(what + " failed", e);
     }
-  }
-
-  private static Instant instant(Timestamp t) {
-    return t == null ? null : t.toInstant();
   }
 }

@@ -12,32 +12,41 @@ import io.tandem.jdbc.Transactions;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 
-class OutboxAppendTest {
-  private static OutboxDatabase db;
+/** The append contract, run per database by {@link PostgresOutboxAppendTest} and others. */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+abstract class OutboxAppendTest {
+  private OutboxDatabase db;
   private final Outbox outbox = Outbox.create();
 
+  /** Creates this suite's database on the server under test. */
+  abstract OutboxDatabase openDatabase(String prefix);
+
   @BeforeAll
-  static void setUp() throws SQLException {
-    db = new OutboxDatabase("outbox_append");
-    db.execute("CREATE TABLE orders (id text PRIMARY KEY, status text NOT NULL, version bigint)");
+  void setUp() throws SQLException {
+    db = openDatabase("outbox_append");
+    db.execute(
+        "CREATE TABLE orders (id varchar(64) PRIMARY KEY, status varchar(32) NOT NULL,"
+            + " version bigint)");
   }
 
   @AfterAll
-  static void tearDown() {
-    db.close();
+  void tearDown() {
+    if (db != null) {
+      db.close();
+    }
   }
 
   @BeforeEach
   void clean() throws SQLException {
     db.execute("DELETE FROM orders");
-    db.execute("ALTER TABLE tandem_outbox DISABLE TRIGGER tandem_outbox_guard");
-    db.execute("DELETE FROM tandem_outbox");
-    db.execute("ALTER TABLE tandem_outbox ENABLE TRIGGER tandem_outbox_guard");
+    db.clearOutbox();
   }
 
   private static Event confirmed(String orderId, long version) {
@@ -73,7 +82,9 @@ class OutboxAppendTest {
                 "SELECT count(*) FROM tandem_outbox WHERE event_id = '"
                     + event.eventId()
                     + "' AND published_at IS NULL"
-                    + " AND headers->>'correlationid' = 'c-o-1'"))
+                    + " AND "
+                    + db.jsonText("headers", "correlationid")
+                    + " = 'c-o-1'"))
         .isEqualTo(1);
   }
 
@@ -148,6 +159,21 @@ class OutboxAppendTest {
   }
 
   @Test
+  void aRepeatedAggregateVersionInOneBatchIsAConflictAndNothingIsWritten() {
+    assertThatThrownBy(
+            () ->
+                Transactions.inTransaction(
+                    db.dataSource,
+                    c -> {
+                      outbox.appendAll(c, List.of(confirmed("o-8", 1), confirmed("o-8", 1)));
+                      return null;
+                    }))
+        .isInstanceOf(OutboxConflictException.class)
+        .hasMessageContaining("aggregate_version must grow by one");
+    assertThat(db.count("SELECT count(*) FROM tandem_outbox")).isZero();
+  }
+
+  @Test
   void theDatabaseRefusesToEditAPayload() {
     Event event = confirmed("o-6", 1);
     Transactions.inTransaction(
@@ -160,9 +186,13 @@ class OutboxAppendTest {
             () -> db.execute("UPDATE tandem_outbox SET payload = '{\"orderId\":\"forged\"}'"))
         .isInstanceOf(SQLException.class)
         .hasMessageContaining("event columns of event " + event.eventId() + " are immutable");
-    assertThatThrownBy(() -> db.execute("UPDATE tandem_outbox SET event_id = gen_random_uuid()"))
+    assertThatThrownBy(() -> db.execute("UPDATE tandem_outbox SET event_id = " + db.randomUuid()))
         .hasMessageContaining("are immutable");
-    assertThat(db.count("SELECT count(*) FROM tandem_outbox WHERE payload->>'orderId' = 'o-6'"))
+    assertThat(
+            db.count(
+                "SELECT count(*) FROM tandem_outbox WHERE "
+                    + db.jsonText("payload", "orderId")
+                    + " = 'o-6'"))
         .isEqualTo(1);
   }
 
@@ -171,13 +201,14 @@ class OutboxAppendTest {
     Transactions.inTransaction(
         db.dataSource,
         c -> {
-          outbox.appendAll(c, java.util.List.of(confirmed("o-7", 1), confirmed("o-7", 2)));
+          outbox.appendAll(c, List.of(confirmed("o-7", 1), confirmed("o-7", 2)));
           return null;
         });
     assertThatThrownBy(() -> db.execute("DELETE FROM tandem_outbox"))
         .hasMessageContaining("is not published yet and cannot be deleted");
     db.execute(
-        "UPDATE tandem_outbox SET attempts = 3, last_error = 'x', published_at = now()"
+        "UPDATE tandem_outbox SET attempts = 3, last_error = 'x', published_at = "
+            + db.now()
             + " WHERE aggregate_version = 1");
     db.execute("DELETE FROM tandem_outbox WHERE published_at IS NOT NULL");
     assertThat(db.count("SELECT count(*) FROM tandem_outbox")).isEqualTo(1);
@@ -185,15 +216,17 @@ class OutboxAppendTest {
 
   @Test
   void theDocumentedPlainSqlInsertWorks() throws SQLException {
-    // The statement the README gives to services written in other languages.
+    // The statement the README gives to services written in other languages (with the
+    // database's clock: now() on PostgreSQL, UTC_TIMESTAMP(6) on MariaDB).
     db.execute(
         """
         INSERT INTO tandem_outbox (event_id, aggregate_type, aggregate_id, aggregate_version,
                                    event_type, schema_version, payload, headers, occurred_at)
         VALUES ('0192f0c1-7a2b-7cde-8f01-23456789abcd', 'Order', 'order-42', 1,
                 'OrderConfirmed', 1, '{"orderId": "order-42", "total": 1250}',
-                '{"correlationid": "checkout-42"}', now())
-        """);
+                '{"correlationid": "checkout-42"}',\s"""
+            + db.now()
+            + ")");
     assertThat(db.count("SELECT count(*) FROM tandem_outbox WHERE aggregate_id = 'order-42'"))
         .isEqualTo(1);
   }

@@ -7,18 +7,49 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import javax.sql.DataSource;
 
-/** A fresh, migrated database per test class, on the embedded or the configured PostgreSQL. */
-final class OutboxDatabase implements AutoCloseable {
+/**
+ * A fresh, migrated database per test class, on PostgreSQL (embedded or configured) or MariaDB, and
+ * the few SQL fragments the suites write differently per database.
+ */
+abstract class OutboxDatabase implements AutoCloseable {
   final IsolatedDatabase database;
   final DataSource dataSource;
 
-  OutboxDatabase(String prefix) {
-    database = TestInfrastructure.postgres().createDatabase(prefix);
-    dataSource = database.dataSource();
+  private OutboxDatabase(IsolatedDatabase database) {
+    this.database = database;
+    this.dataSource = database.dataSource();
     Migrations.migrate(dataSource);
   }
+
+  static OutboxDatabase postgres(String prefix) {
+    return new Postgres(TestInfrastructure.postgres().createDatabase(prefix));
+  }
+
+  /** Skips the calling test class when no MariaDB answers. */
+  static OutboxDatabase mariadb(String prefix) {
+    return new MariaDb(TestInfrastructure.mariadb().createDatabase(prefix));
+  }
+
+  /** Deletes every outbox row, unpublished ones included, which the guard trigger refuses. */
+  abstract void clearOutbox() throws SQLException;
+
+  /** The database's clock, as the timestamp columns hold it. */
+  abstract String now();
+
+  /** An SQL expression: {@link #now()} minus {@code d}. */
+  abstract String ago(Duration d);
+
+  /** An SQL expression: {@link #now()} plus {@code d}. */
+  abstract String fromNow(Duration d);
+
+  /** An SQL expression: the text of field {@code field} of JSON column {@code column}. */
+  abstract String jsonText(String column, String field);
+
+  /** An SQL expression: a new random UUID, of the event_id column's type. */
+  abstract String randomUuid();
 
   long count(String sql) {
     try (Connection c = dataSource.getConnection();
@@ -41,5 +72,82 @@ final class OutboxDatabase implements AutoCloseable {
   @Override
   public void close() {
     database.close();
+  }
+
+  private static final class Postgres extends OutboxDatabase {
+    Postgres(IsolatedDatabase database) {
+      super(database);
+    }
+
+    @Override
+    void clearOutbox() throws SQLException {
+      execute("ALTER TABLE tandem_outbox DISABLE TRIGGER tandem_outbox_guard");
+      execute("DELETE FROM tandem_outbox");
+      execute("ALTER TABLE tandem_outbox ENABLE TRIGGER tandem_outbox_guard");
+    }
+
+    @Override
+    String now() {
+      return "now()";
+    }
+
+    @Override
+    String ago(Duration d) {
+      return "(now() - interval '" + d.toMillis() + " milliseconds')";
+    }
+
+    @Override
+    String fromNow(Duration d) {
+      return "(now() + interval '" + d.toMillis() + " milliseconds')";
+    }
+
+    @Override
+    String jsonText(String column, String field) {
+      return column + "->>'" + field + "'";
+    }
+
+    @Override
+    String randomUuid() {
+      return "gen_random_uuid()";
+    }
+  }
+
+  private static final class MariaDb extends OutboxDatabase {
+    MariaDb(IsolatedDatabase database) {
+      super(database);
+    }
+
+    @Override
+    void clearOutbox() throws SQLException {
+      // MariaDB cannot disable a trigger; publishing a row is a delivery update the guard allows.
+      execute(
+          "UPDATE tandem_outbox SET published_at = UTC_TIMESTAMP(6) WHERE published_at IS NULL");
+      execute("DELETE FROM tandem_outbox");
+    }
+
+    @Override
+    String now() {
+      return "UTC_TIMESTAMP(6)";
+    }
+
+    @Override
+    String ago(Duration d) {
+      return "(UTC_TIMESTAMP(6) - INTERVAL " + d.toNanos() / 1000 + " MICROSECOND)";
+    }
+
+    @Override
+    String fromNow(Duration d) {
+      return "(UTC_TIMESTAMP(6) + INTERVAL " + d.toNanos() / 1000 + " MICROSECOND)";
+    }
+
+    @Override
+    String jsonText(String column, String field) {
+      return "JSON_UNQUOTE(JSON_EXTRACT(" + column + ", '$." + field + "'))";
+    }
+
+    @Override
+    String randomUuid() {
+      return "UUID()";
+    }
   }
 }

@@ -13,19 +13,27 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 
-class OutboxRetentionTest {
-  private static OutboxDatabase db;
+/** The retention contract, run per database by {@link PostgresOutboxRetentionTest} and others. */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+abstract class OutboxRetentionTest {
+  private OutboxDatabase db;
   private List<Event> events;
 
+  /** Creates this suite's database on the server under test. */
+  abstract OutboxDatabase openDatabase(String prefix);
+
   @BeforeAll
-  static void setUp() {
-    db = new OutboxDatabase("outbox_retention");
+  void setUp() {
+    db = openDatabase("outbox_retention");
   }
 
   @AfterAll
-  static void tearDown() {
-    db.close();
+  void tearDown() {
+    if (db != null) {
+      db.close();
+    }
   }
 
   /**
@@ -35,9 +43,7 @@ class OutboxRetentionTest {
    */
   @BeforeEach
   void fill() throws SQLException {
-    db.execute("ALTER TABLE tandem_outbox DISABLE TRIGGER tandem_outbox_guard");
-    db.execute("DELETE FROM tandem_outbox");
-    db.execute("ALTER TABLE tandem_outbox ENABLE TRIGGER tandem_outbox_guard");
+    db.clearOutbox();
     events = new ArrayList<>();
     for (int i = 1; i <= 100; i++) {
       events.add(
@@ -50,17 +56,22 @@ class OutboxRetentionTest {
           return null;
         });
     db.execute(
-        "UPDATE tandem_outbox SET published_at = now() - interval '10 days'"
+        "UPDATE tandem_outbox SET published_at = "
+            + db.ago(Duration.ofDays(10))
             + " WHERE aggregate_id NOT IN ('o-61', 'o-62', 'o-71')");
     db.execute(
-        "UPDATE tandem_outbox SET published_at = now() WHERE aggregate_id IN ("
+        "UPDATE tandem_outbox SET published_at = "
+            + db.now()
+            + " WHERE aggregate_id IN ("
             + "'o-91','o-92','o-93','o-94','o-95','o-96','o-97','o-98','o-99','o-100')");
     db.execute(
-        "UPDATE tandem_outbox SET quarantined_at = now() - interval '20 days'"
+        "UPDATE tandem_outbox SET quarantined_at = "
+            + db.ago(Duration.ofDays(20))
             + " WHERE aggregate_id = 'o-61'");
     db.execute(
-        "UPDATE tandem_outbox SET skipped_at = now() - interval '20 days',"
-            + " skip_reason = 'test' WHERE aggregate_id = 'o-62'");
+        "UPDATE tandem_outbox SET skipped_at = "
+            + db.ago(Duration.ofDays(20))
+            + ", skip_reason = 'test' WHERE aggregate_id = 'o-62'");
   }
 
   private OutboxRetention retention(int batchSize) {
@@ -99,7 +110,8 @@ class OutboxRetentionTest {
   @Test
   void onceThePendingRowIsPublishedTheWatermarkMovesOn() throws SQLException {
     db.execute(
-        "UPDATE tandem_outbox SET published_at = now() - interval '10 days'"
+        "UPDATE tandem_outbox SET published_at = "
+            + db.ago(Duration.ofDays(10))
             + " WHERE aggregate_id = 'o-71'");
     assertThat(retention(1000).run().rows()).isEqualTo(88); // all old published rows
     assertThat(db.count("SELECT count(*) FROM tandem_outbox WHERE published_at IS NULL"))

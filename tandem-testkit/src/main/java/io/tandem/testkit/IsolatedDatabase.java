@@ -7,8 +7,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import javax.sql.DataSource;
 
 /**
- * An empty database created for one test class by {@link PostgresServer#createDatabase(String)} and
- * dropped by {@link #close()}, so test classes never see each other's tables or rows.
+ * An empty database created for one test class by {@link DatabaseServer#createDatabase(String)} (on
+ * PostgreSQL or MariaDB) and dropped by {@link #close()}, so test classes never see each other's
+ * tables or rows.
  *
  * <pre>{@code
  * static IsolatedDatabase database;
@@ -29,13 +30,13 @@ import javax.sql.DataSource;
  */
 public final class IsolatedDatabase implements AutoCloseable {
 
-  private final PostgresServer server;
+  private final DatabaseServer server;
   private final String name;
   private final String jdbcUrl;
   private final ExitCleanup.Registration exitCleanup;
   private final AtomicBoolean closed = new AtomicBoolean();
 
-  IsolatedDatabase(PostgresServer server, String name, String jdbcUrl) {
+  IsolatedDatabase(DatabaseServer server, String name, String jdbcUrl) {
     this.server = server;
     this.name = name;
     this.jdbcUrl = jdbcUrl;
@@ -56,11 +57,11 @@ public final class IsolatedDatabase implements AutoCloseable {
 
   /** Returns a new data source for this database; each call returns a fresh instance. */
   public DataSource dataSource() {
-    return PostgresServer.dataSourceFor(jdbcUrl);
+    return server.dataSourceOf(jdbcUrl);
   }
 
   /** Returns the server that holds this database. */
-  public PostgresServer server() {
+  public DatabaseServer server() {
     return server;
   }
 

@@ -1,7 +1,5 @@
 package io.tandem.testkit;
 
-import io.tandem.testkit.internal.DatabaseAdministration;
-import io.tandem.testkit.internal.DatabaseNames;
 import io.tandem.testkit.internal.ExitCleanup;
 import io.tandem.testkit.internal.FreePorts;
 import io.tandem.testkit.internal.JdbcUrls;
@@ -44,7 +42,7 @@ import org.postgresql.ds.PGSimpleDataSource;
  *
  * <p>Thread safety: all methods may be called from any thread.
  */
-public final class PostgresServer implements AutoCloseable {
+public final class PostgresServer extends DatabaseServer implements AutoCloseable {
 
   /** How long {@link Builder#start()} waits for the embedded server by default. */
   public static final Duration DEFAULT_STARTUP_TIMEOUT = Duration.ofSeconds(30);
@@ -103,47 +101,18 @@ public final class PostgresServer implements AutoCloseable {
   }
 
   /** Returns the JDBC URL of the main database, user (and password, if any) included. */
+  @Override
   public String jdbcUrl() {
     return jdbcUrl;
-  }
-
-  /** Returns a new data source for the main database; each call returns a fresh instance. */
-  public DataSource dataSource() {
-    return dataSourceFor(jdbcUrl);
   }
 
   /**
    * Returns whether this server was started by this class (and is stopped by it). Named {@code
    * isEmbedded} because Java does not allow it beside the static {@link #embedded()}.
    */
+  @Override
   public boolean isEmbedded() {
     return embeddedServer != null;
-  }
-
-  /**
-   * Creates an empty database named {@code prefix + "_" +} a random suffix, for example {@code
-   * relay_test_k3x9q0m2a7bz}. It is dropped by {@link IsolatedDatabase#close()}; databases of an
-   * external server that were not closed are dropped at JVM exit (best effort), those of an
-   * embedded server go with its data directory.
-   *
-   * @param prefix a letter followed by letters, digits or underscores, at most 40 characters; it is
-   *     lower-cased
-   * @throws IllegalArgumentException if the prefix is not valid
-   * @throws IllegalStateException if this server is closed or the database cannot be created
-   */
-  public IsolatedDatabase createDatabase(String prefix) {
-    String name = DatabaseNames.unique(prefix);
-    if (closed.get()) {
-      throw new IllegalStateException(
-          "Cannot create database " + name + ": the PostgreSQL server " + this + " is closed");
-    }
-    try {
-      DatabaseAdministration.create(dataSource(), name);
-    } catch (SQLException e) {
-      throw new IllegalStateException(
-          "Cannot create database " + name + " on " + this + ": " + e.getMessage(), e);
-    }
-    return new IsolatedDatabase(this, name, JdbcUrls.withDatabase(jdbcUrl, name));
   }
 
   /**
@@ -159,9 +128,24 @@ public final class PostgresServer implements AutoCloseable {
     exitCleanup.cancel();
   }
 
-  /** Whether this embedded server was closed; an external server never is. */
+  @Override
   boolean closed() {
     return closed.get();
+  }
+
+  @Override
+  String product() {
+    return "PostgreSQL";
+  }
+
+  @Override
+  String jdbcUrlOf(String name) {
+    return JdbcUrls.withDatabase(jdbcUrl, name);
+  }
+
+  @Override
+  DataSource dataSourceOf(String jdbcUrl) {
+    return dataSourceFor(jdbcUrl);
   }
 
   static DataSource dataSourceFor(String jdbcUrl) {

@@ -26,6 +26,26 @@ public final class Json {
     return MAPPER.readTree(text);
   }
 
+  /**
+   * Checks that {@code text} is exactly one JSON document, token by token without building a tree.
+   */
+  public static void validate(String text) throws JsonProcessingException {
+    try (com.fasterxml.jackson.core.JsonParser parser = MAPPER.getFactory().createParser(text)) {
+      if (parser.nextToken() == null) {
+        throw new com.fasterxml.jackson.core.JsonParseException(parser, "no JSON document");
+      }
+      parser.skipChildren();
+      if (parser.nextToken() != null) {
+        throw new com.fasterxml.jackson.core.JsonParseException(
+            parser, "trailing content after the JSON document");
+      }
+    } catch (JsonProcessingException e) {
+      throw e;
+    } catch (java.io.IOException e) {
+      throw new IllegalStateException("reading a string cannot fail", e);
+    }
+  }
+
   public static String write(Object value) {
     try {
       return MAPPER.writeValueAsString(value);

@@ -15,8 +15,10 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * that a guarantee depends on (idempotence, acks=all, manual offset commits) cannot be overridden.
  */
 public final class ClientProperties {
-  /** 5 ms: a relay batch is sent at once; lingering only merges concurrent publishes. */
-  public static final String DEFAULT_LINGER_MS = "5";
+  /**
+   * 0 ms: a relay hands over a whole batch at once and waits for it; lingering only adds latency.
+   */
+  public static final String DEFAULT_LINGER_MS = "0";
 
   /** 256 KiB per partition batch: 500-1000 events of a few hundred bytes fill a few batches. */
   public static final String DEFAULT_BATCH_SIZE = Integer.toString(256 * 1024);

@@ -4,7 +4,6 @@ import io.tandem.core.ErrorClass;
 import io.tandem.core.Event;
 import io.tandem.core.EventHeaders;
 import io.tandem.core.EventLimits;
-import io.tandem.core.internal.Json;
 import io.tandem.jdbc.Dialect;
 import io.tandem.jdbc.JdbcException;
 import io.tandem.jdbc.Transactions;
@@ -60,7 +59,7 @@ public final class OutboxStore {
     }
   }
 
-  private static ClaimedEvent read(ResultSet rs) throws SQLException {
+  private ClaimedEvent read(ResultSet rs) throws SQLException {
     Event event =
         Event.builder()
             .limits(READ_LIMITS)
@@ -72,8 +71,8 @@ public final class OutboxStore {
             .eventType(rs.getString("event_type"))
             .schemaVersion(rs.getInt("schema_version"))
             .payload(rs.getString("payload"))
-            .headers(EventHeaders.of(Json.readStringMap(rs.getString("headers"))))
-            .occurredAt(rs.getTimestamp("occurred_at").toInstant())
+            .headers(EventHeaders.fromJson(rs.getString("headers")))
+            .occurredAt(dialect.readInstant(rs, "occurred_at"))
             .build();
     return new ClaimedEvent(
         rs.getLong("id"), rs.getInt("partition_no"), event, rs.getInt("attempts") + 1);
@@ -90,6 +89,7 @@ public final class OutboxStore {
     try {
       return Transactions.inTransaction(
           dataSource,
+          dialect.relayIsolation(),
           conn -> {
             int marked =
                 acknowledged.isEmpty() ? 0 : markPublished(conn, relayId, owned, acknowledged);

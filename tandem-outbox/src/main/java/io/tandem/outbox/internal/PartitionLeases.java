@@ -49,18 +49,23 @@ public final class PartitionLeases {
   }
 
   /**
-   * Heartbeats, renews and rebalances in one transaction.
+   * Heartbeats, then renews and rebalances in one transaction.
    *
    * @return the partitions now held; on failure the previous holding stays and expires by itself
    */
   public OwnedPartitions coordinate() {
     long start = System.nanoTime();
     try {
+      // The heartbeat commits on its own: held to the end of the transaction below, its row lock
+      // would stall other relays' purge of silent instances, and on MariaDB two relays purging
+      // at once deadlock on each other's heartbeat.
+      Transactions.inTransaction(
+          dataSource, c -> execute(c, dialect.relayHeartbeat(), relayId, host));
       Map<Integer, Long> held =
           Transactions.inTransaction(
               dataSource,
+              dialect.relayIsolation(),
               c -> {
-                execute(c, dialect.relayHeartbeat(), relayId, host);
                 long live =
                     Math.max(1, queryLong(c, dialect.relayLiveInstances(), lease.toMillis()));
                 share = (int) Math.ceil(Dialect.PARTITIONS / (double) live);
@@ -105,6 +110,7 @@ public final class PartitionLeases {
     try {
       Transactions.inTransaction(
           dataSource,
+          dialect.relayIsolation(),
           c -> {
             if (!owned.isEmpty()) {
               release(c, new ArrayList<>(owned.epochs().keySet()), new HashMap<>());
@@ -149,9 +155,9 @@ public final class PartitionLeases {
     }
   }
 
-  private static void execute(Connection c, String sql, Object... params) throws SQLException {
+  private static int execute(Connection c, String sql, Object... params) throws SQLException {
     try (PreparedStatement ps = prepare(c, sql, params)) {
-      ps.executeUpdate();
+      return ps.executeUpdate();
     }
   }
 

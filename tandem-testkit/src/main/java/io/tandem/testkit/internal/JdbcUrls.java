@@ -3,11 +3,16 @@ package io.tandem.testkit.internal;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-/** Reads and rewrites PostgreSQL JDBC URLs of the form {@code jdbc:postgresql://hosts/db?props}. */
+/**
+ * Reads and rewrites JDBC URLs of the form {@code jdbc:postgresql://hosts/db?props} and {@code
+ * jdbc:mariadb://hosts/db?props}.
+ */
 public final class JdbcUrls {
 
   private static final Pattern POSTGRES_URL =
       Pattern.compile("(jdbc:postgresql://[^/?]+/)([^?]*)(\\?.*)?");
+  private static final Pattern MARIADB_URL =
+      Pattern.compile("(jdbc:mariadb://[^/?]+/)([^?]*)(\\?.*)?");
   private static final Pattern PASSWORD = Pattern.compile("(?i)(password=)[^&]*");
 
   private JdbcUrls() {}
@@ -29,9 +34,32 @@ public final class JdbcUrls {
     return url;
   }
 
-  /** Returns {@code url} with its database replaced by {@code database}, properties kept. */
+  /**
+   * Returns {@code url} unchanged after checking its form.
+   *
+   * @throws IllegalArgumentException if it is not {@code jdbc:mariadb://host[:port]/[database]}
+   *     with optional {@code ?properties}
+   */
+  public static String requireMariaDb(String url) {
+    if (url == null || !MARIADB_URL.matcher(url).matches()) {
+      throw new IllegalArgumentException(
+          "Invalid MariaDB JDBC URL '"
+              + redact(url)
+              + "': expected jdbc:mariadb://host[:port]/[database][?user=...&password=...],"
+              + " for example jdbc:mariadb://127.0.0.1:3306/test?user=root");
+    }
+    return url;
+  }
+
+  /**
+   * Returns {@code url} (PostgreSQL or MariaDB) with its database replaced by {@code database},
+   * properties kept.
+   */
   public static String withDatabase(String url, String database) {
-    Matcher matcher = POSTGRES_URL.matcher(requirePostgres(url));
+    Matcher matcher =
+        url != null && url.startsWith("jdbc:postgresql:")
+            ? POSTGRES_URL.matcher(requirePostgres(url))
+            : MARIADB_URL.matcher(requireMariaDb(url));
     matcher.matches();
     String properties = matcher.group(3) == null ? "" : matcher.group(3);
     return matcher.group(1) + database + properties;

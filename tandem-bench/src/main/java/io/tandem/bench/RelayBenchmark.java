@@ -1,0 +1,466 @@
+package io.tandem.bench;
+
+import io.tandem.core.Event;
+import io.tandem.core.FaultInjector;
+import io.tandem.core.spi.Transport;
+import io.tandem.jdbc.PostgresDialect;
+import io.tandem.jdbc.Transactions;
+import io.tandem.kafka.KafkaTransport;
+import io.tandem.kafka.TopicRouter;
+import io.tandem.outbox.Outbox;
+import io.tandem.outbox.OutboxRelay;
+import io.tandem.testkit.KafkaBroker;
+import io.tandem.testkit.KafkaBrokerProcess;
+import io.tandem.testkit.PostgresServer;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import java.util.stream.IntStream;
+
+/**
+ * The relay benchmark. Each phase runs on a fresh database of the same server, one after the other,
+ * and every ratio compares two measurements of this run:
+ *
+ * <ol>
+ *   <li>ceiling: the cheapest correct raw SQL loop over N rows — select a batch of unpublished
+ *       rows, one UPDATE marking the batch published, no-op publish;
+ *   <li>throughput: the relay publishing the same N rows to Kafka, first claim to last ack;
+ *   <li>writers alone, then writers with the relay running (4 writers, business row + outbox row
+ *       per transaction); commit-to-ack latency of the second run;
+ *   <li>commit-to-ack latency at a steady offered load of 1,000 events/s;
+ *   <li>(unless quick) a relay process with -Xmx256m draining a 1,000,000-row backlog;
+ *   <li>claim-query time with 10k and (unless quick) 1M published rows in the table.
+ * </ol>
+ *
+ * <p>PostgreSQL is the given server, or an embedded one with fsync on (never the fast, unsafe
+ * defaults); Kafka is the given cluster, or an embedded broker in a child process.
+ */
+public final class RelayBenchmark {
+  private static final int BATCH = 500;
+  private static final int WRITERS = 4;
+  private static final int MILLION = 1_000_000;
+
+  private final int events;
+  private final boolean quick;
+  private final String jdbcUrl;
+  private final String kafkaBootstrap;
+  private final PrintStream progress;
+  private final String run = Long.toString(System.currentTimeMillis(), 36);
+
+  public RelayBenchmark(
+      int events, boolean quick, String jdbcUrl, String kafkaBootstrap, PrintStream progress) {
+    if (events < 1_000 || events > 10_000_000) {
+      throw new IllegalArgumentException("events must be between 1000 and 10000000, was " + events);
+    }
+    this.events = events;
+    this.quick = quick;
+    this.jdbcUrl = jdbcUrl;
+    this.kafkaBootstrap = kafkaBootstrap;
+    this.progress = progress;
+  }
+
+  public RelayBenchReport run() throws Exception {
+    try (PostgresServer postgres =
+            jdbcUrl == null
+                ? PostgresServer.embedded().durable(true).start()
+                : PostgresServer.external(jdbcUrl);
+        KafkaBrokerProcess kafkaProcess =
+            kafkaBootstrap == null ? KafkaBrokerProcess.start() : null) {
+      String bootstrap = kafkaProcess != null ? kafkaProcess.bootstrapServers() : kafkaBootstrap;
+      KafkaBroker kafka = KafkaBroker.external(bootstrap);
+      String database = postgres.isEmbedded() ? "embedded PostgreSQL (fsync on)" : jdbcUrl;
+      say("PostgreSQL: %s; Kafka: %s", database, bootstrap);
+      String topic = "bench." + run + ".account";
+      kafka.createTopic(topic, 6);
+      Duration window = Duration.ofSeconds(quick ? 5 : 10);
+
+      double ceiling = ceiling(postgres);
+      double throughput = throughput(postgres, bootstrap, topic);
+      double[] alone = writers(postgres, bootstrap, topic, window, false);
+      double[] withRelay = writers(postgres, bootstrap, topic, window, true);
+      double[] steady = steadyLoad(postgres, bootstrap, topic, window);
+      Double heap = null;
+      Double claim1m = null;
+      double claim10k;
+      try (BenchDatabase db = new BenchDatabase(postgres, "bench_claim", 2)) {
+        db.bulkInsert(0, 10_000, 1_000);
+        db.execute("UPDATE tandem_outbox SET published_at = now()");
+        db.bulkInsert(10_000, 11_000, 1_000);
+        claim10k = claimMillis(db);
+        say("claim query with 10k published rows: %.3f ms", claim10k);
+      }
+      if (!quick) {
+        try (BenchDatabase db = new BenchDatabase(postgres, "bench_heap", 2)) {
+          say("inserting a backlog of 1,000,000 rows");
+          db.bulkInsert(0, MILLION, 100_000);
+          heap = drainInChildProcess(db, bootstrap, topic);
+          db.bulkInsert(MILLION, MILLION + 1_000, 1_000);
+          claim1m = claimMillis(db);
+          say("claim query with 1M published rows: %.3f ms", claim1m);
+        }
+      }
+      return new RelayBenchReport(
+          events,
+          throughput,
+          ceiling,
+          withRelay[1],
+          withRelay[2],
+          steady[1],
+          withRelay[0] / alone[0],
+          heap,
+          claim10k,
+          claim1m,
+          alone[0],
+          withRelay[0],
+          steady[0],
+          database);
+    }
+  }
+
+  private int aggregates() {
+    return Math.max(1_000, events / 10);
+  }
+
+  /** The raw SQL loop: read a batch with every column, mark it with one UPDATE. */
+  private double ceiling(PostgresServer postgres) throws SQLException {
+    try (BenchDatabase db = new BenchDatabase(postgres, "bench_ceiling", 2)) {
+      db.bulkInsert(0, events, aggregates());
+      long start = System.nanoTime();
+      long done = 0;
+      try (Connection c = db.pool.getConnection();
+          PreparedStatement select =
+              c.prepareStatement(
+                  "SELECT id, event_id, aggregate_type, aggregate_id, aggregate_version,"
+                      + " event_type, schema_version, payload::text, headers::text, occurred_at"
+                      + " FROM tandem_outbox WHERE published_at IS NULL AND quarantined_at IS NULL"
+                      + " AND skipped_at IS NULL ORDER BY id LIMIT "
+                      + BATCH);
+          PreparedStatement mark =
+              c.prepareStatement(
+                  "UPDATE tandem_outbox SET published_at = now() WHERE id = ANY (?)")) {
+        while (true) {
+          List<Long> ids = new ArrayList<>(BATCH);
+          List<String> payloads = new ArrayList<>(BATCH); // read like a relay would
+          try (ResultSet rs = select.executeQuery()) {
+            while (rs.next()) {
+              ids.add(rs.getLong(1));
+              payloads.add(rs.getString(8));
+              rs.getObject(2, UUID.class);
+              rs.getString(9);
+              rs.getTimestamp(10);
+            }
+          }
+          if (ids.isEmpty()) {
+            break;
+          }
+          Array array = c.createArrayOf("bigint", ids.toArray());
+          mark.setArray(1, array);
+          mark.executeUpdate();
+          done += ids.size();
+        }
+      }
+      double perSec = done / seconds(start);
+      say("ceiling (raw SQL loop): %.0f rows/s over %d rows", perSec, done);
+      return perSec;
+    }
+  }
+
+  /** The relay draining the same number of rows to Kafka, first claim to last ack. */
+  private double throughput(PostgresServer postgres, String bootstrap, String topic)
+      throws Exception {
+    try (BenchDatabase db = new BenchDatabase(postgres, "bench_relay", 4);
+        TimingTransport transport = new TimingTransport(kafka(bootstrap, topic))) {
+      db.bulkInsert(0, events, aggregates());
+      transport.recordEach = false;
+      AtomicLong firstClaim = new AtomicLong();
+      OutboxRelay relay =
+          relayBuilder(db, transport)
+              .faultInjector(
+                  point -> {
+                    if (point.equals(FaultInjector.RELAY_AFTER_CLAIM)) {
+                      firstClaim.compareAndSet(0, System.nanoTime());
+                    }
+                  })
+              .build();
+      relay.start();
+      awaitDrained(db, Duration.ofMinutes(10));
+      relay.close();
+      double perSec = events / ((transport.lastAckNanos.get() - firstClaim.get()) / 1e9);
+      say("relay throughput to Kafka: %.0f events/s", perSec);
+      return perSec;
+    }
+  }
+
+  /**
+   * Four writers for {@code window}, with or without a relay beside them.
+   *
+   * @return commits/s, and with the relay also p50 and p99 commit-to-ack in ms
+   */
+  private double[] writers(
+      PostgresServer postgres, String bootstrap, String topic, Duration window, boolean relayOn)
+      throws Exception {
+    try (BenchDatabase db = new BenchDatabase(postgres, "bench_writers", WRITERS + 4);
+        TimingTransport transport = new TimingTransport(kafka(bootstrap, topic))) {
+      db.execute(
+          "CREATE TABLE bench_orders (id text PRIMARY KEY, customer text NOT NULL,"
+              + " total_cents bigint NOT NULL, status text NOT NULL)");
+      OutboxRelay relay = relayOn ? relayBuilder(db, transport).build() : null;
+      if (relay != null) {
+        relay.start();
+      }
+      ConcurrentHashMap<UUID, Long> commits = new ConcurrentHashMap<>();
+      AtomicLong committed = new AtomicLong();
+      runWriters(db, window, commits, committed, 0);
+      double perSec = committed.get() / (window.toNanos() / 1e9);
+      double[] latency = {Double.NaN, Double.NaN};
+      if (relay != null) {
+        awaitDrained(db, Duration.ofMinutes(2));
+        relay.close();
+        latency = latencies(commits, transport);
+      }
+      say(
+          "writers %s the relay: %.0f commits/s%s",
+          relayOn ? "with" : "without",
+          perSec,
+          relayOn
+              ? String.format(
+                  Locale.ROOT, " (commit-to-ack p50 %.1f ms, p99 %.1f ms)", latency[0], latency[1])
+              : "");
+      return new double[] {perSec, latency[0], latency[1]};
+    }
+  }
+
+  /** A steady offered load of 1,000 events/s for {@code window}; returns rate and p99. */
+  private double[] steadyLoad(
+      PostgresServer postgres, String bootstrap, String topic, Duration window) throws Exception {
+    try (BenchDatabase db = new BenchDatabase(postgres, "bench_steady", WRITERS + 4);
+        TimingTransport transport = new TimingTransport(kafka(bootstrap, topic))) {
+      db.execute(
+          "CREATE TABLE bench_orders (id text PRIMARY KEY, customer text NOT NULL,"
+              + " total_cents bigint NOT NULL, status text NOT NULL)");
+      OutboxRelay relay = relayBuilder(db, transport).build();
+      relay.start();
+      ConcurrentHashMap<UUID, Long> commits = new ConcurrentHashMap<>();
+      AtomicLong committed = new AtomicLong();
+      runWriters(db, window, commits, committed, 1_000);
+      double rate = committed.get() / (window.toNanos() / 1e9);
+      awaitDrained(db, Duration.ofMinutes(2));
+      relay.close();
+      double[] latency = latencies(commits, transport);
+      say("steady load %.0f events/s: commit-to-ack p99 %.1f ms", rate, latency[1]);
+      return new double[] {rate, latency[1]};
+    }
+  }
+
+  /**
+   * Runs {@value #WRITERS} writers for {@code window}; each transaction inserts a business row and
+   * appends one event. {@code ratePerSec} 0 means as fast as possible, otherwise the writers
+   * together pace themselves to that rate.
+   */
+  private void runWriters(
+      BenchDatabase db,
+      Duration window,
+      ConcurrentHashMap<UUID, Long> commits,
+      AtomicLong committed,
+      int ratePerSec)
+      throws Exception {
+    Outbox outbox = Outbox.create();
+    AtomicBoolean stop = new AtomicBoolean();
+    ExecutorService pool = Executors.newFixedThreadPool(WRITERS);
+    long start = System.nanoTime();
+    long end = start + window.toNanos();
+    List<Future<?>> futures = new ArrayList<>();
+    for (int w = 0; w < WRITERS; w++) {
+      int writer = w;
+      futures.add(
+          pool.submit(
+              () -> {
+                long intervalNanos = ratePerSec == 0 ? 0 : 1_000_000_000L * WRITERS / ratePerSec;
+                long next = start + intervalNanos * writer / WRITERS;
+                for (long i = 0; System.nanoTime() < end && !stop.get(); i++) {
+                  if (intervalNanos > 0) {
+                    long wait = next - System.nanoTime();
+                    if (wait > 0) {
+                      LockSupport.parkNanos(wait); // pacing the offered load
+                    }
+                    next += intervalNanos;
+                  }
+                  long n = i;
+                  String orderId = "order-" + writer + "-" + n;
+                  Event event =
+                      Event.builder()
+                          .aggregate("Order", orderId, 1)
+                          .eventType("OrderPlaced")
+                          .payload(
+                              "{\"orderId\":\""
+                                  + orderId
+                                  + "\",\"totalCents\":"
+                                  + (n % 10_000)
+                                  + ",\"currency\":\"EUR\"}")
+                          .build();
+                  Transactions.inTransaction(
+                      db.pool,
+                      c -> {
+                        try (PreparedStatement ps =
+                            c.prepareStatement(
+                                "INSERT INTO bench_orders (id, customer, total_cents, status)"
+                                    + " VALUES (?, ?, ?, 'PLACED')")) {
+                          ps.setString(1, orderId);
+                          ps.setString(2, "customer-" + (n % 97));
+                          ps.setLong(3, n % 10_000);
+                          ps.executeUpdate();
+                        }
+                        outbox.append(c, event);
+                        return null;
+                      });
+                  commits.put(event.eventId(), System.nanoTime());
+                  committed.incrementAndGet();
+                }
+                return null;
+              }));
+    }
+    try {
+      for (Future<?> f : futures) {
+        f.get();
+      }
+    } finally {
+      stop.set(true);
+      pool.shutdownNow();
+    }
+  }
+
+  private static double[] latencies(ConcurrentHashMap<UUID, Long> commits, TimingTransport t) {
+    List<Double> millis = new ArrayList<>(commits.size());
+    commits.forEach(
+        (id, committedAt) -> {
+          Long acked = t.ackNanos.get(id);
+          if (acked != null) {
+            millis.add((acked - committedAt) / 1e6);
+          }
+        });
+    Percentiles p = new Percentiles(millis);
+    return new double[] {p.at(0.50), p.at(0.99)};
+  }
+
+  private double claimMillis(BenchDatabase db) throws SQLException {
+    db.execute("ANALYZE tandem_outbox");
+    List<Integer> all = IntStream.range(0, 64).boxed().toList();
+    List<Double> samples = new ArrayList<>();
+    try (Connection c = db.pool.getConnection();
+        PreparedStatement ps = c.prepareStatement(PostgresDialect.INSTANCE.outboxClaim())) {
+      PostgresDialect.INSTANCE.bindList(c, ps, 1, all);
+      ps.setInt(2, BATCH);
+      for (int i = 0; i < 25; i++) {
+        long start = System.nanoTime();
+        int rows = 0;
+        try (ResultSet rs = ps.executeQuery()) {
+          while (rs.next()) {
+            rows++;
+          }
+        }
+        if (rows == 0) {
+          throw new IllegalStateException("the claim query found nothing to claim");
+        }
+        if (i >= 5) { // after warm-up
+          samples.add((System.nanoTime() - start) / 1e6);
+        }
+      }
+    }
+    return new Percentiles(samples).at(0.5);
+  }
+
+  private Double drainInChildProcess(BenchDatabase db, String bootstrap, String topic)
+      throws Exception {
+    List<String> command =
+        List.of(
+            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+            "-Xmx256m",
+            "-cp",
+            System.getProperty("java.class.path"),
+            RelayDrainMain.class.getName(),
+            db.database.jdbcUrl(),
+            bootstrap,
+            topic);
+    say("draining the backlog with a relay process limited to -Xmx256m");
+    Process p = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+    Double heap = null;
+    try (BufferedReader out =
+        new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+      for (String line = out.readLine(); line != null; line = out.readLine()) {
+        if (line.startsWith(RelayDrainMain.RESULT)) {
+          String[] parts = line.substring(RelayDrainMain.RESULT.length()).trim().split(" ");
+          heap = Double.parseDouble(parts[0]);
+          say("relay process drained 1M rows in %s ms, peak heap %s MB", parts[1], parts[0]);
+        }
+      }
+    }
+    if (!p.waitFor(20, TimeUnit.MINUTES) || p.exitValue() != 0 || heap == null) {
+      p.destroyForcibly();
+      throw new IllegalStateException(
+          "the relay process did not drain the 1M-row backlog within -Xmx256m (exit "
+              + (p.isAlive() ? "none" : p.exitValue())
+              + ")");
+    }
+    if (db.pending() != 0) {
+      throw new IllegalStateException("the relay process left rows unpublished");
+    }
+    return heap;
+  }
+
+  private OutboxRelay.Builder relayBuilder(BenchDatabase db, Transport transport) {
+    return OutboxRelay.builder()
+        .dataSource(db.pool)
+        .transport(transport)
+        .relayId("bench-" + run)
+        .batchSize(BATCH);
+  }
+
+  private static Transport kafka(String bootstrap, String topic) {
+    return KafkaTransport.builder()
+        .bootstrapServers(bootstrap)
+        .source("/tandem/bench")
+        .topicRouter(TopicRouter.fixed(topic))
+        .build();
+  }
+
+  private static void awaitDrained(BenchDatabase db, Duration timeout) throws Exception {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (db.pending() > 0) {
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException("the relay did not drain the outbox within " + timeout);
+      }
+      TimeUnit.MILLISECONDS.sleep(20);
+    }
+  }
+
+  private static double seconds(long startNanos) {
+    return (System.nanoTime() - startNanos) / 1e9;
+  }
+
+  private void say(String format, Object... args) {
+    if (progress != null) {
+      progress.println("[bench] " + String.format(Locale.ROOT, format, args));
+      progress.flush();
+    }
+  }
+}

@@ -1,0 +1,64 @@
+package io.tandem.bench;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import io.tandem.kafka.KafkaTransport;
+import io.tandem.kafka.TopicRouter;
+import io.tandem.outbox.OutboxRelay;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryMXBean;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+
+/**
+ * A relay alone in its JVM, draining a backlog; prints the peak heap it used. Run by the relay
+ * benchmark with {@code -Xmx256m}: finishing at all proves the backlog fits in 256 MB.
+ *
+ * <p>Arguments: JDBC URL, Kafka bootstrap servers, topic.
+ */
+public final class RelayDrainMain {
+  static final String RESULT = "TANDEM-DRAIN ";
+
+  private RelayDrainMain() {}
+
+  public static void main(String[] args) throws Exception {
+    HikariConfig config = new HikariConfig();
+    config.setJdbcUrl(args[0]);
+    config.setMaximumPoolSize(3);
+    MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
+    long peak = 0;
+    long start = System.nanoTime();
+    try (HikariDataSource ds = new HikariDataSource(config);
+        KafkaTransport kafka =
+            KafkaTransport.builder()
+                .bootstrapServers(args[1])
+                .source("/tandem/bench")
+                .topicRouter(TopicRouter.fixed(args[2]))
+                .build()) {
+      OutboxRelay relay = OutboxRelay.builder().dataSource(ds).transport(kafka).build();
+      relay.start();
+      try (Connection c = ds.getConnection();
+          Statement s = c.createStatement()) {
+        while (true) {
+          peak = Math.max(peak, memory.getHeapMemoryUsage().getUsed());
+          try (ResultSet rs =
+              s.executeQuery("SELECT count(*) FROM tandem_outbox WHERE published_at IS NULL")) {
+            rs.next();
+            if (rs.getLong(1) == 0) {
+              break;
+            }
+          }
+          for (int i = 0; i < 10; i++) {
+            Thread.sleep(50); // sampling interval of the heap, not a wait for an outcome
+            peak = Math.max(peak, memory.getHeapMemoryUsage().getUsed());
+          }
+        }
+      }
+      relay.close();
+    }
+    System.out.printf(
+        "%s%d %d%n", RESULT, peak / (1024 * 1024), (System.nanoTime() - start) / 1_000_000);
+    System.exit(0);
+  }
+}

@@ -1,0 +1,72 @@
+package io.tandem.cli;
+
+import io.tandem.bench.RelayBenchReport;
+import io.tandem.bench.RelayBenchmark;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code tandem bench}: benchmarks whose ratios are measured side by side in one run. */
+@Command(
+    name = "bench",
+    mixinStandardHelpOptions = true,
+    description = "Benchmarks (see BENCHMARKS.md).",
+    subcommands = {BenchCommand.Relay.class})
+final class BenchCommand implements Runnable {
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public void run() {
+    spec.commandLine().usage(System.out);
+  }
+
+  @Command(
+      name = "relay",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Relay throughput to Kafka against the raw-SQL ceiling of the same run, commit-to-ack",
+        "latency, writer throughput with and without the relay, relay heap with a 1M-row",
+        "backlog, claim-query cost with 10k and 1M published rows.",
+        "Uses --jdbc-url (or TANDEM_JDBC_URL) when given, else an embedded PostgreSQL with fsync"
+            + " on."
+      })
+  static final class Relay implements Callable<Integer> {
+    @Option(
+        names = "--events",
+        defaultValue = "100000",
+        description = "Events per throughput run (default: ${DEFAULT-VALUE}).")
+    int events;
+
+    @Option(names = "--quick", description = "Shorter windows; skip the 1M-row parts.")
+    boolean quick;
+
+    @Option(names = "--json", description = "Print one JSON object.")
+    boolean json;
+
+    @Option(
+        names = "--jdbc-url",
+        defaultValue = "${env:TANDEM_JDBC_URL}",
+        description = "PostgreSQL server (the benchmark creates and drops its own databases).")
+    String jdbcUrl;
+
+    @Option(
+        names = "--kafka-bootstrap",
+        defaultValue = "${env:TANDEM_KAFKA_BOOTSTRAP}",
+        description = "Kafka (default: an embedded broker in a child process).")
+    String kafkaBootstrap;
+
+    @Override
+    public Integer call() throws Exception {
+      RelayBenchReport report =
+          new RelayBenchmark(events, quick, blank(jdbcUrl), blank(kafkaBootstrap), System.err)
+              .run();
+      System.out.print(json ? report.toJson() + System.lineSeparator() : report.toTable());
+      return 0;
+    }
+
+    private static String blank(String s) {
+      return s == null || s.isBlank() ? null : s;
+    }
+  }
+}

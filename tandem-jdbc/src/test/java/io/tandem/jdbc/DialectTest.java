@@ -1,0 +1,441 @@
+package io.tandem.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.tandem.testkit.DatabaseServer;
+import io.tandem.testkit.IsolatedDatabase;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.ResultSetMetaData;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.TimeZone;
+import java.util.UUID;
+import javax.sql.DataSource;
+import org.assertj.core.api.AbstractLongAssert;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * The contract every {@link Dialect} keeps, run against a real server per database: each statement
+ * runs with the parameters its Javadoc names, in that order, and returns the columns it names.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+abstract class DialectTest {
+  static final UUID EVENT = UUID.fromString("0192f0c1-7a2b-7cde-8f01-23456789abcd");
+
+  private IsolatedDatabase database;
+  private DataSource dataSource;
+  private Dialect dialect;
+
+  /** The server this suite runs against. */
+  abstract DatabaseServer server();
+
+  /** The dialect expected for that server. */
+  abstract Dialect expectedDialect();
+
+  @BeforeAll
+  void createDatabase() {
+    database = server().createDatabase("dialect_test");
+    dataSource = database.dataSource();
+    assertThat(Migrations.migrate(dataSource)).isEqualTo(3);
+    dialect = Dialect.of(dataSource);
+  }
+
+  @AfterAll
+  void dropDatabase() {
+    if (database != null) {
+      database.close();
+    }
+  }
+
+  @BeforeEach
+  void clean() throws SQLException {
+    // Publish everything first: the guard refuses to delete an unpublished row.
+    execute("UPDATE tandem_outbox SET published_at = occurred_at WHERE published_at IS NULL");
+    execute("DELETE FROM tandem_outbox");
+    execute("DELETE FROM tandem_inbox");
+    execute("DELETE FROM tandem_relay_instance");
+    execute("UPDATE tandem_relay_partition SET owner = NULL, lease_until = NULL, epoch = 0");
+  }
+
+  @Test
+  void theDialectIsDetectedFromTheConnection() {
+    assertThat(dialect).isSameAs(expectedDialect());
+    assertThat(Migrations.migrate(dataSource)).as("migrating again").isZero();
+  }
+
+  @Test
+  void theSchemaHasSixtyFourPartitionsAndSpreadsAggregatesOverThem() throws SQLException {
+    assertThat(longs("SELECT partition_no FROM tandem_relay_partition ORDER BY partition_no"))
+        .hasSize(Dialect.PARTITIONS)
+        .startsWith(0L)
+        .endsWith(Dialect.PARTITIONS - 1L);
+    for (int i = 0; i < 200; i++) {
+      insert(UUID.randomUUID(), "Order", "o-" + (i % 100), i / 100 + 1, Instant.now());
+    }
+    List<Long> partitions = longs("SELECT DISTINCT partition_no FROM tandem_outbox");
+    assertThat(partitions).allSatisfy(p -> assertThat(p).isBetween(0L, 63L)).hasSizeGreaterThan(30);
+    assertThat(
+            longs(
+                "SELECT count(DISTINCT partition_no) FROM tandem_outbox"
+                    + " GROUP BY aggregate_type, aggregate_id"))
+        .as("one partition per aggregate")
+        .containsOnly(1L);
+  }
+
+  @Test
+  void everyStatementTakesItsDocumentedParametersAndReturnsItsDocumentedColumns()
+      throws SQLException {
+    Instant occurred = Instant.parse("2026-03-29T01:30:00.123456Z");
+    insert(EVENT, "Order", "o-1", 1, occurred);
+    long rowId = longs("SELECT id FROM tandem_outbox").get(0);
+    int partition = longs("SELECT partition_no FROM tandem_outbox").get(0).intValue();
+    List<Integer> all = new ArrayList<>();
+    for (int p = 0; p < Dialect.PARTITIONS; p++) {
+      all.add(p);
+    }
+    try (Connection c = dataSource.getConnection()) {
+      update(c, dialect.relayHeartbeat(), "r1", "host-1");
+      update(c, dialect.relayHeartbeat(), "r1", "host-1");
+      assertCount(c, dialect.relayLiveInstances(), 60_000L).isEqualTo(1L);
+      assertThat(query(c, dialect.relayAcquireCandidates(), "partition_no", 64)).hasSize(64);
+      try (PreparedStatement ps = c.prepareStatement(dialect.relayAcquire())) {
+        ps.setString(1, "r1");
+        ps.setLong(2, 60_000);
+        dialect.bindList(c, ps, 3, all);
+        assertThat(ps.executeUpdate()).isEqualTo(64);
+      }
+      assertThat(update(c, dialect.relayRenew(), 60_000L, "r1")).isEqualTo(64);
+      assertThat(query(c, dialect.relayOwnedPartitions(), "partition_no", "r1"))
+          .hasSize(64)
+          .startsWith(0L);
+      assertThat(query(c, dialect.relayOwnedPartitions(), "epoch", "r1")).containsOnly(1L);
+
+      // outbox: claim reads the event back exactly as appended
+      try (PreparedStatement ps = c.prepareStatement(dialect.outboxClaim())) {
+        dialect.bindList(c, ps, 1, all);
+        ps.setInt(2, 10);
+        try (ResultSet rs = ps.executeQuery()) {
+          assertLabels(
+              rs,
+              "id",
+              "event_id",
+              "aggregate_type",
+              "aggregate_id",
+              "aggregate_version",
+              "event_type",
+              "schema_version",
+              "payload",
+              "headers",
+              "occurred_at",
+              "attempts",
+              "partition_no");
+          assertThat(rs.next()).isTrue();
+          assertThat(rs.getObject("event_id", UUID.class)).isEqualTo(EVENT);
+          assertThat(dialect.readInstant(rs, "occurred_at")).isEqualTo(occurred);
+          assertThat(rs.getString("payload")).contains("\"orderId\"");
+          assertThat(rs.getString("headers")).contains("\"tenant\"");
+          assertThat(rs.getInt("partition_no")).isEqualTo(partition);
+          assertThat(rs.next()).isFalse();
+        }
+      }
+      try (PreparedStatement ps = c.prepareStatement(dialect.outboxClaim())) {
+        dialect.bindList(c, ps, 1, List.of());
+        ps.setInt(2, 10);
+        try (ResultSet rs = ps.executeQuery()) {
+          assertThat(rs.next()).as("no partitions, no rows").isFalse();
+        }
+      }
+      assertThat(update(c, dialect.outboxRetryLater(), 60_000L, "boom", "TIMEOUT", rowId, "r1", 1L))
+          .isEqualTo(1);
+      assertThat(update(c, dialect.outboxRetryLater(), 1L, "x", "TIMEOUT", rowId, "r1", 2L))
+          .as("a stale epoch is fenced")
+          .isZero();
+      assertThat(update(c, dialect.outboxQuarantine(), "bad", "SERIALIZATION", rowId, "r1", 1L))
+          .isEqualTo(1);
+      try (PreparedStatement ps = c.prepareStatement(dialect.opsListQuarantined())) {
+        ps.setInt(1, 10);
+        try (ResultSet rs = ps.executeQuery()) {
+          assertLabels(
+              rs,
+              "event_id",
+              "aggregate_type",
+              "aggregate_id",
+              "aggregate_version",
+              "event_type",
+              "attempts",
+              "error_class",
+              "last_error",
+              "quarantined_at",
+              "created_at");
+          assertThat(rs.next()).isTrue();
+          assertThat(rs.getInt("attempts")).isEqualTo(2);
+          assertThat(dialect.readInstant(rs, "quarantined_at")).isBetween(ago(60), inSeconds(60));
+          assertThat(dialect.readInstant(rs, "created_at")).isBetween(ago(60), inSeconds(60));
+        }
+      }
+      assertThat(update(c, dialect.opsReplay(), EVENT)).isEqualTo(1);
+      assertThat(update(c, dialect.outboxQuarantine(), "bad", "SERIALIZATION", rowId, "r1", 1L))
+          .isEqualTo(1);
+      assertThat(update(c, dialect.opsReplayAll())).isEqualTo(1);
+
+      // mark published: fenced by owner, epoch (aligned with its partition) and live lease
+      assertThat(markPublished(c, "r2", List.of(partition), List.of(1L), rowId))
+          .as("not the owner")
+          .isZero();
+      assertThat(markPublished(c, "r1", List.of(partition), List.of(7L), rowId))
+          .as("a stale epoch")
+          .isZero();
+      assertThat(markPublished(c, "r1", List.of(partition, 63), List.of(1L, 1L), rowId))
+          .isEqualTo(1);
+      assertThat(longs("SELECT attempts FROM tandem_outbox")).containsExactly(1L);
+      assertThat(strings("SELECT published_by FROM tandem_outbox")).containsExactly("r1");
+
+      insert(UUID.randomUUID(), "Order", "o-1", 2, occurred);
+      UUID skipped = UUID.randomUUID();
+      insert(skipped, "Order", "o-1", 3, occurred);
+      assertThat(update(c, dialect.opsSkip(), "superseded", skipped)).isEqualTo(1);
+
+      try (PreparedStatement ps = c.prepareStatement(dialect.opsBacklog());
+          ResultSet rs = ps.executeQuery()) {
+        assertLabels(rs, "pending", "oldest_pending_age_ms", "quarantined", "skipped", "published");
+        assertThat(rs.next()).isTrue();
+        assertThat(rs.getLong("pending")).isEqualTo(1);
+        assertThat(rs.getLong("oldest_pending_age_ms")).isBetween(0L, 60_000L);
+        assertThat(rs.getLong("quarantined")).isZero();
+        assertThat(rs.getLong("skipped")).isEqualTo(1);
+        assertThat(rs.getLong("published")).isEqualTo(1);
+      }
+      try (PreparedStatement ps = c.prepareStatement(dialect.opsPartitions());
+          ResultSet rs = ps.executeQuery()) {
+        assertLabels(rs, "partition_no", "owner", "epoch", "lease_remaining_ms", "pending");
+        long pending = 0;
+        while (rs.next()) {
+          assertThat(rs.getString("owner")).isEqualTo("r1");
+          assertThat(rs.getLong("lease_remaining_ms")).isBetween(1L, 60_000L);
+          pending += rs.getLong("pending");
+        }
+        assertThat(pending).isEqualTo(1);
+      }
+      try (PreparedStatement ps = c.prepareStatement(dialect.opsInstances());
+          ResultSet rs = ps.executeQuery()) {
+        assertLabels(rs, "relay_id", "host", "started_at", "heartbeat_age_ms");
+        assertThat(rs.next()).isTrue();
+        assertThat(rs.getString("relay_id")).isEqualTo("r1");
+        assertThat(dialect.readInstant(rs, "started_at")).isBetween(ago(60), inSeconds(60));
+        assertThat(rs.getLong("heartbeat_age_ms")).isBetween(0L, 60_000L);
+      }
+
+      // retention: the pending row (version 2) holds the watermark
+      long watermark = longs(dialect.retentionWatermark()).get(0);
+      assertThat(watermark).isEqualTo(rowId + 1);
+      assertCount(c, dialect.retentionCount(), 0L, watermark).isEqualTo(1L);
+      assertThat(update(c, dialect.retentionDelete(), 60_000L, watermark, 10)).isZero();
+      assertThat(update(c, dialect.retentionDelete(), 0L, watermark, 10)).isEqualTo(1);
+
+      try (PreparedStatement ps = c.prepareStatement(dialect.relayRelease())) {
+        ps.setString(1, "r1");
+        dialect.bindList(c, ps, 2, List.of(0, 1, 2));
+        assertThat(ps.executeUpdate()).isEqualTo(3);
+      }
+      assertThat(update(c, dialect.relayPurgeInstances(), 60_000L)).isZero();
+      assertThat(update(c, dialect.relayDeregister(), "r1")).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void theInboxInsertAffectsOneRowTheFirstTimeAndNoneForADuplicate() throws SQLException {
+    try (Connection c = dataSource.getConnection()) {
+      Object[] record = {"billing", EVENT, "Order", "o-1", 1L, "OrderConfirmed"};
+      assertThat(update(c, dialect.inboxInsert(), record)).isEqualTo(1);
+      assertThat(update(c, dialect.inboxInsert(), record)).isZero();
+      assertThat(update(c, dialect.inboxInsert(), "audit", EVENT, "Order", "o-1", 1L, "E"))
+          .isEqualTo(1);
+    }
+  }
+
+  @Test
+  void aDuplicateEventIsAUniqueViolation() throws SQLException {
+    insert(EVENT, "Order", "o-1", 1, Instant.now());
+    assertThatThrownBy(() -> insert(EVENT, "Order", "o-2", 1, Instant.now()))
+        .isInstanceOfSatisfying(
+            SQLException.class, e -> assertThat(dialect.isUniqueViolation(e)).isTrue());
+    assertThatThrownBy(() -> insert(UUID.randomUUID(), "Order", "o-1", 1, Instant.now()))
+        .isInstanceOfSatisfying(
+            SQLException.class, e -> assertThat(dialect.isUniqueViolation(e)).isTrue());
+  }
+
+  @Test
+  void instantsRoundTripExactlyWhateverTheJvmTimeZone() throws SQLException {
+    TimeZone original = TimeZone.getDefault();
+    // Both are 02:30 on the wall in Paris: the hour that happens twice when summer time ends.
+    Instant summer = Instant.parse("2026-10-25T00:30:00.123456Z");
+    Instant winter = Instant.parse("2026-10-25T01:30:00.654321Z");
+    try {
+      for (String zone : List.of("Europe/Paris", "America/New_York", "Asia/Kolkata", "UTC")) {
+        TimeZone.setDefault(TimeZone.getTimeZone(zone));
+        clean();
+        insert(UUID.randomUUID(), "Order", "summer", 1, summer);
+        insert(UUID.randomUUID(), "Order", "winter", 1, winter);
+        try (Connection c = dataSource.getConnection();
+            Statement s = c.createStatement();
+            ResultSet rs =
+                s.executeQuery(
+                    "SELECT aggregate_id, occurred_at, created_at FROM tandem_outbox"
+                        + " ORDER BY aggregate_id")) {
+          assertThat(rs.next()).isTrue();
+          assertThat(dialect.readInstant(rs, "occurred_at")).as(zone).isEqualTo(summer);
+          // The database's clock, read back, is now: it is UTC on both sides.
+          assertThat(dialect.readInstant(rs, "created_at"))
+              .as(zone)
+              .isBetween(ago(60), inSeconds(60));
+          assertThat(rs.next()).isTrue();
+          assertThat(dialect.readInstant(rs, "occurred_at")).as(zone).isEqualTo(winter);
+        }
+      }
+    } finally {
+      TimeZone.setDefault(original);
+    }
+  }
+
+  @Test
+  void theGuardKeepsEventColumnsAndUnpublishedRows() throws SQLException {
+    insert(EVENT, "Order", "o-1", 1, Instant.now());
+    assertThatThrownBy(() -> execute("UPDATE tandem_outbox SET aggregate_id = 'o-2'"))
+        .hasMessageContaining("event columns of event " + EVENT + " are immutable");
+    assertThatThrownBy(() -> execute("UPDATE tandem_outbox SET payload = '{\"orderId\": 1}'"))
+        .hasMessageContaining("are immutable");
+    assertThatThrownBy(() -> execute("DELETE FROM tandem_outbox"))
+        .hasMessageContaining("event " + EVENT + " is not published yet and cannot be deleted");
+    execute("UPDATE tandem_outbox SET attempts = 5, last_error = 'x'");
+    assertThatThrownBy(() -> execute("UPDATE tandem_outbox SET skipped_at = created_at"))
+        .as("a skip needs a reason")
+        .isInstanceOf(SQLException.class);
+    assertThat(longs("SELECT attempts FROM tandem_outbox")).containsExactly(5L);
+  }
+
+  private int markPublished(
+      Connection c, String owner, List<Integer> partitions, List<Long> epochs, long rowId)
+      throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(dialect.outboxMarkPublished())) {
+      ps.setString(1, "r1");
+      dialect.bindList(c, ps, 2, partitions);
+      dialect.bindList(c, ps, 3, epochs);
+      dialect.bindList(c, ps, 4, List.of(rowId));
+      ps.setString(5, owner);
+      return ps.executeUpdate();
+    }
+  }
+
+  void insert(UUID eventId, String type, String id, long version, Instant occurred)
+      throws SQLException {
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement ps = c.prepareStatement(dialect.outboxInsert())) {
+      ps.setObject(1, eventId);
+      ps.setString(2, type);
+      ps.setString(3, id);
+      ps.setLong(4, version);
+      ps.setString(5, "OrderConfirmed");
+      ps.setInt(6, 1);
+      ps.setString(7, "{\"orderId\": \"" + id + "\"}");
+      ps.setString(8, "{\"tenant\": \"acme\"}");
+      dialect.bindInstant(ps, 9, occurred);
+      ps.executeUpdate();
+    }
+  }
+
+  private static Instant ago(long seconds) {
+    return Instant.now().minusSeconds(seconds);
+  }
+
+  private static Instant inSeconds(long seconds) {
+    return Instant.now().plusSeconds(seconds);
+  }
+
+  private static void assertLabels(ResultSet rs, String... labels) throws SQLException {
+    ResultSetMetaData md = rs.getMetaData();
+    List<String> actual = new ArrayList<>();
+    for (int i = 1; i <= md.getColumnCount(); i++) {
+      actual.add(md.getColumnLabel(i).toLowerCase(Locale.ROOT));
+    }
+    assertThat(actual).containsExactly(labels);
+  }
+
+  private static AbstractLongAssert<?> assertCount(Connection c, String sql, Object... params)
+      throws SQLException {
+    try (PreparedStatement ps = prepare(c, sql, params);
+        ResultSet rs = ps.executeQuery()) {
+      assertThat(rs.next()).isTrue();
+      assertThat(rs.getMetaData().getColumnLabel(1)).isEqualToIgnoringCase("count");
+      return assertThat(rs.getLong(1));
+    }
+  }
+
+  private static List<Long> query(Connection c, String sql, String column, Object... params)
+      throws SQLException {
+    List<Long> values = new ArrayList<>();
+    try (PreparedStatement ps = prepare(c, sql, params);
+        ResultSet rs = ps.executeQuery()) {
+      while (rs.next()) {
+        values.add(rs.getLong(column));
+      }
+    }
+    return values;
+  }
+
+  private static int update(Connection c, String sql, Object... params) throws SQLException {
+    try (PreparedStatement ps = prepare(c, sql, params)) {
+      return ps.executeUpdate();
+    }
+  }
+
+  private static PreparedStatement prepare(Connection c, String sql, Object... params)
+      throws SQLException {
+    PreparedStatement ps = c.prepareStatement(sql);
+    for (int i = 0; i < params.length; i++) {
+      ps.setObject(i + 1, params[i]);
+    }
+    return ps;
+  }
+
+  private List<Long> longs(String sql) throws SQLException {
+    List<Long> values = new ArrayList<>();
+    try (Connection c = dataSource.getConnection();
+        Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery(sql)) {
+      while (rs.next()) {
+        values.add(rs.getLong(1));
+      }
+    }
+    return values;
+  }
+
+  private List<String> strings(String sql) throws SQLException {
+    List<String> values = new ArrayList<>();
+    try (Connection c = dataSource.getConnection();
+        Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery(sql)) {
+      while (rs.next()) {
+        values.add(rs.getString(1));
+      }
+    }
+    return values;
+  }
+
+  void execute(String sql) throws SQLException {
+    try (Connection c = dataSource.getConnection();
+        Statement s = c.createStatement()) {
+      s.execute(sql);
+    }
+  }
+}

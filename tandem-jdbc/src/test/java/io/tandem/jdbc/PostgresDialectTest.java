@@ -1,0 +1,16 @@
+package io.tandem.jdbc;
+
+import io.tandem.testkit.DatabaseServer;
+import io.tandem.testkit.TestInfrastructure;
+
+class PostgresDialectTest extends DialectTest {
+  @Override
+  DatabaseServer server() {
+    return TestInfrastructure.postgres();
+  }
+
+  @Override
+  Dialect expectedDialect() {
+    return PostgresDialect.INSTANCE;
+  }
+}

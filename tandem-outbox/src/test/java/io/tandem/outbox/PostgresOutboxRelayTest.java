@@ -1,0 +1,8 @@
+package io.tandem.outbox;
+
+class PostgresOutboxRelayTest extends OutboxRelayTest {
+  @Override
+  OutboxDatabase openDatabase(String prefix) {
+    return OutboxDatabase.postgres(prefix);
+  }
+}

@@ -1,0 +1,8 @@
+package io.tandem.outbox;
+
+class PostgresOutboxRetentionTest extends OutboxRetentionTest {
+  @Override
+  OutboxDatabase openDatabase(String prefix) {
+    return OutboxDatabase.postgres(prefix);
+  }
+}
