@@ -36,7 +36,7 @@ final class RelayCommand implements Callable<Integer> {
 
   @Option(
       names = "--batch-size",
-      defaultValue = "500",
+      defaultValue = "1000",
       description = "Events per cycle (default: ${DEFAULT-VALUE}).")
   int batchSize;
 

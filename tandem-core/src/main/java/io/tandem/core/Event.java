@@ -2,9 +2,9 @@ package io.tandem.core;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import io.tandem.core.internal.Json;
-import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
 
@@ -73,7 +73,7 @@ public final class Event {
         .aggregate(aggregateType, aggregateId, aggregateVersion)
         .eventType(eventType)
         .schemaVersion(schemaVersion)
-        .payload(payload)
+        .storedPayload(payload)
         .headers(headers)
         .occurredAt(occurredAt);
   }
@@ -168,6 +168,7 @@ public final class Event {
     private EventHeaders headers = EventHeaders.EMPTY;
     private Instant occurredAt;
     private EventLimits limits = EventLimits.DEFAULTS;
+    private boolean payloadValidated;
 
     private Builder() {}
 
@@ -201,6 +202,18 @@ public final class Event {
 
     public Builder payload(String json) {
       this.payload = json;
+      this.payloadValidated = false;
+      return this;
+    }
+
+    /**
+     * A payload read back from a store that only holds valid JSON (the outbox's {@code jsonb} or
+     * {@code JSON_VALID}-checked column): the size limit still applies, the JSON parse is skipped.
+     * For application code, use {@link #payload(String)}.
+     */
+    public Builder storedPayload(String json) {
+      this.payload = json;
+      this.payloadValidated = true;
       return this;
     }
 
@@ -244,11 +257,21 @@ public final class Event {
       if (headers == null) {
         throw new InvalidEventException("headers", "must not be null (use EventHeaders.EMPTY)");
       }
-      int headerBytes = Json.write(headers.asMap()).getBytes(StandardCharsets.UTF_8).length;
-      if (headerBytes > limits.maxHeadersBytes()) {
-        throw new InvalidEventException(
-            "headers",
-            "are " + headerBytes + " bytes as JSON, over the limit of " + limits.maxHeadersBytes());
+      int headerChars = 2;
+      for (Map.Entry<String, String> h : headers.asMap().entrySet()) {
+        headerChars += h.getKey().length() + h.getValue().length() + 6;
+      }
+      // Only serialize when even the shortest JSON form could be over the limit.
+      if (headerChars > limits.maxHeadersBytes() / 6) {
+        int headerBytes = utf8Length(Json.write(headers.asMap()));
+        if (headerBytes > limits.maxHeadersBytes()) {
+          throw new InvalidEventException(
+              "headers",
+              "are "
+                  + headerBytes
+                  + " bytes as JSON, over the limit of "
+                  + limits.maxHeadersBytes());
+        }
       }
       if (occurredAt == null) {
         occurredAt = Instant.now();
@@ -269,17 +292,45 @@ public final class Event {
             field,
             "is " + value.length() + " characters, over the limit of " + limits.maxNameLength());
       }
-      if (!value.strip().equals(value) || value.chars().anyMatch(Character::isISOControl)) {
+      if (!value.strip().equals(value) || hasControlCharacter(value)) {
         throw new InvalidEventException(
             field, "'" + value + "' has leading/trailing spaces or control characters");
       }
+    }
+
+    private static boolean hasControlCharacter(String value) {
+      for (int i = 0; i < value.length(); i++) {
+        if (Character.isISOControl(value.charAt(i))) {
+          return true;
+        }
+      }
+      return false;
+    }
+
+    private static int utf8Length(String s) {
+      int bytes = 0;
+      for (int i = 0; i < s.length(); i++) {
+        char c = s.charAt(i);
+        if (c < 0x80) {
+          bytes++;
+        } else if (c < 0x800) {
+          bytes += 2;
+        } else if (Character.isHighSurrogate(c) && i + 1 < s.length()) {
+          bytes += 4;
+          i++;
+        } else {
+          bytes += 3;
+        }
+      }
+      return bytes;
     }
 
     private void validatePayload() {
       if (payload == null || payload.isBlank()) {
         throw new InvalidEventException("payload", "must not be blank: give a JSON document");
       }
-      int bytes = payload.getBytes(StandardCharsets.UTF_8).length;
+      // Every char is at most 3 UTF-8 bytes: count exactly only when that bound is over the limit.
+      int bytes = payload.length() * 3L <= limits.maxPayloadBytes() ? 0 : utf8Length(payload);
       if (bytes > limits.maxPayloadBytes()) {
         throw new InvalidEventException(
             "payload",
@@ -289,6 +340,9 @@ public final class Event {
                 + limits.maxPayloadBytes()
                 + " bytes; publish a reference to the data instead, or raise "
                 + "EventLimits.maxPayloadBytes");
+      }
+      if (payloadValidated) {
+        return;
       }
       try {
         Json.validate(payload);

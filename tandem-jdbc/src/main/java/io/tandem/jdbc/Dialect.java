@@ -90,9 +90,12 @@ public interface Dialect {
   /**
    * Reads due events of the given partitions, in row order, skipping every event that has an
    * earlier unpublished version of its aggregate that cannot go first (quarantined, waiting for a
-   * retry, or inserted later). Parameters: partitions (list), batch size. Columns: id, event_id,
-   * aggregate_type, aggregate_id, aggregate_version, event_type, schema_version, payload, headers,
-   * occurred_at, attempts, partition_no.
+   * retry, inserted later, or at or below the cursor). Only rows with an id above a cursor are
+   * read: the relay skips the rows of batches it published and has not recorded yet, and an event
+   * whose earlier version lies at or below the cursor waits for the next scan from the start.
+   * Parameters: partitions (list), cursor (row id; 0 reads from the start), the same cursor again,
+   * batch size. Columns: id, event_id, aggregate_type, aggregate_id, aggregate_version, event_type,
+   * schema_version, payload, headers, occurred_at, attempts, partition_no.
    */
   String outboxClaim();
 

@@ -71,6 +71,7 @@ public final class MariaDbDialect implements Dialect {
         FROM tandem_outbox o
        WHERE o.partition_no IN (
                  SELECT v FROM JSON_TABLE(?, '$[*]' COLUMNS (v INT PATH '$')) AS mine)
+         AND o.id > ?
          AND o.published_at IS NULL AND o.quarantined_at IS NULL AND o.skipped_at IS NULL
          AND o.next_attempt_at <= UTC_TIMESTAMP(6)
          AND NOT EXISTS (
@@ -79,7 +80,7 @@ public final class MariaDbDialect implements Dialect {
                 AND p.aggregate_version < o.aggregate_version
                 AND p.published_at IS NULL AND p.skipped_at IS NULL
                 AND (p.quarantined_at IS NOT NULL OR p.next_attempt_at > UTC_TIMESTAMP(6)
-                     OR p.id > o.id))
+                     OR p.id > o.id OR p.id <= ?))
        ORDER BY o.id
        LIMIT ?
       """;

@@ -25,9 +25,10 @@ public final class PostgresDialect implements Dialect {
       """;
 
   // A row may go when no earlier version of its aggregate is still unpublished in a state that
-  // must go first: quarantined (order holds until an operator acts), waiting for a retry, or
-  // appended later than it (p.id > o.id). An earlier version that is due and has a smaller id is
-  // read in the same scan, ahead of it.
+  // must go first: quarantined (order holds until an operator acts), waiting for a retry,
+  // appended later than it (p.id > o.id), or at or below the cursor (p.id <= cursor: not read by
+  // this scan, so it could not go first). An earlier version that is due, above the cursor and
+  // with a smaller id is read in the same scan, ahead of it.
   private static final String CLAIM =
       """
       SELECT o.id, o.event_id, o.aggregate_type, o.aggregate_id, o.aggregate_version,
@@ -35,6 +36,7 @@ public final class PostgresDialect implements Dialect {
              o.headers::text AS headers, o.occurred_at, o.attempts, o.partition_no
         FROM tandem_outbox o
        WHERE o.partition_no = ANY (?)
+         AND o.id > ?
          AND o.published_at IS NULL AND o.quarantined_at IS NULL AND o.skipped_at IS NULL
          AND o.next_attempt_at <= now()
          AND NOT EXISTS (
@@ -42,7 +44,8 @@ public final class PostgresDialect implements Dialect {
               WHERE p.aggregate_type = o.aggregate_type AND p.aggregate_id = o.aggregate_id
                 AND p.aggregate_version < o.aggregate_version
                 AND p.published_at IS NULL AND p.skipped_at IS NULL
-                AND (p.quarantined_at IS NOT NULL OR p.next_attempt_at > now() OR p.id > o.id))
+                AND (p.quarantined_at IS NOT NULL OR p.next_attempt_at > now()
+                     OR p.id > o.id OR p.id <= ?))
        ORDER BY o.id
        LIMIT ?
       """;

@@ -124,7 +124,9 @@ abstract class DialectTest {
       // outbox: claim reads the event back exactly as appended
       try (PreparedStatement ps = c.prepareStatement(dialect.outboxClaim())) {
         dialect.bindList(c, ps, 1, all);
-        ps.setInt(2, 10);
+        ps.setLong(2, 0);
+        ps.setLong(3, 0);
+        ps.setInt(4, 10);
         try (ResultSet rs = ps.executeQuery()) {
           assertLabels(
               rs,
@@ -151,9 +153,20 @@ abstract class DialectTest {
       }
       try (PreparedStatement ps = c.prepareStatement(dialect.outboxClaim())) {
         dialect.bindList(c, ps, 1, List.of());
-        ps.setInt(2, 10);
+        ps.setLong(2, 0);
+        ps.setLong(3, 0);
+        ps.setInt(4, 10);
         try (ResultSet rs = ps.executeQuery()) {
           assertThat(rs.next()).as("no partitions, no rows").isFalse();
+        }
+      }
+      try (PreparedStatement ps = c.prepareStatement(dialect.outboxClaim())) {
+        dialect.bindList(c, ps, 1, all);
+        ps.setLong(2, rowId);
+        ps.setLong(3, rowId);
+        ps.setInt(4, 10);
+        try (ResultSet rs = ps.executeQuery()) {
+          assertThat(rs.next()).as("rows at or below the cursor are skipped").isFalse();
         }
       }
       assertThat(update(c, dialect.outboxRetryLater(), 60_000L, "boom", "TIMEOUT", rowId, "r1", 1L))

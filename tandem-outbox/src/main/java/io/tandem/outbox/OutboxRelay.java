@@ -25,6 +25,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
@@ -75,7 +80,7 @@ import org.slf4j.LoggerFactory;
  * them after the relay. Thread-safe.
  */
 public final class OutboxRelay implements AutoCloseable {
-  public static final int DEFAULT_BATCH_SIZE = 500;
+  public static final int DEFAULT_BATCH_SIZE = 1000;
   public static final long DEFAULT_LEASE_SECONDS = 30;
   public static final long DEFAULT_HEARTBEAT_SECONDS = 5;
   public static final long DEFAULT_PUBLISH_TIMEOUT_SECONDS = 10;
@@ -124,6 +129,13 @@ public final class OutboxRelay implements AutoCloseable {
   private Thread worker;
   private AutoCloseable listener;
 
+  // Pipeline state, used by whichever thread runs cycles (the worker, or runOnce's caller).
+  private static final int PIPELINE_DEPTH = 2;
+  private final ExecutorService pipeline;
+  private final ArrayDeque<Future<?>> inFlight = new ArrayDeque<>();
+  private long cursor;
+  private volatile FaultInjector.SimulatedCrash crashed;
+
   private OutboxRelay(Builder b) {
     this.relayId = b.relayId;
     this.dataSource = b.dataSource;
@@ -151,6 +163,14 @@ public final class OutboxRelay implements AutoCloseable {
             .description("Read, publish and record of one batch")
             .tag("transport", transport.name())
             .register(meters);
+    this.pipeline =
+        Executors.newFixedThreadPool(
+            PIPELINE_DEPTH,
+            r -> {
+              Thread t = new Thread(r, "tandem-relay-" + b.relayId + "-publisher");
+              t.setDaemon(true);
+              return t;
+            });
     Gauge.builder("tandem.relay.partitions.owned", leases, l -> l.owned().size())
         .description("Partitions this relay holds a lease on")
         .tag("relay", relayId)
@@ -187,28 +207,123 @@ public final class OutboxRelay implements AutoCloseable {
   }
 
   /**
-   * Runs one cycle on the calling thread: coordinates partitions when due, then reads, publishes
-   * and records one batch.
+   * Runs one cycle on the calling thread, synchronously: coordinates partitions when due, then
+   * reads, publishes and records one batch. For a relay that is not {@linkplain #start() started}
+   * (tests, custom schedulers).
    *
    * @return the number of events read (0 when nothing was due or no partition is held)
    */
-  public int runOnce() {
-    coordinateIfDue();
+  public synchronized int runOnce() {
+    if (state == State.RUNNING || state == State.STOPPING) {
+      throw new IllegalStateException(
+          "relay " + relayId + " runs on its own thread; runOnce() is for a relay not started");
+    }
+    drain();
+    return Math.max(0, cycle(false));
+  }
+
+  /**
+   * One cycle. Pipelined (the worker thread): the batch is published and recorded by a pipeline
+   * thread while the worker reads the next batch, so up to {@value #PIPELINE_DEPTH} batches are in
+   * flight. The next read starts above a cursor (the last row handed to the pipeline), so it skips
+   * rows that are published but not recorded yet; and the claim holds back every event whose
+   * earlier version lies at or below the cursor. Batches in flight therefore never hold two
+   * versions of one aggregate in different batches, and can be published concurrently without
+   * breaking per-aggregate order. Only full batches (a backlog) are pipelined; after a partial
+   * batch, or an empty read, the pipeline drains and the next read starts from the beginning again,
+   * so rows held back by the cursor, and rows that committed late with a smaller id, are read soon.
+   *
+   * @return events read; -1 when the pipeline was drained and the caller should look again at once
+   */
+  private int cycle(boolean pipelined) {
+    rethrowCrash();
+    if (System.nanoTime() - nextCoordinationNanos >= 0) {
+      drain(); // record everything under the current leases before they change
+      coordinateIfDue();
+    }
     OwnedPartitions owned = leases.owned();
     if (!owned.validAt(System.nanoTime())) {
+      drain();
       return 0;
     }
-    List<ClaimedEvent> batch = store.claim(owned, batchSize);
-    if (batch.isEmpty()) {
-      return 0;
+    long from = pipelined ? cursor : 0;
+    long readStart = System.nanoTime();
+    List<ClaimedEvent> read = store.claim(owned, from, batchSize);
+    long readNanos = System.nanoTime() - readStart;
+    if (log.isTraceEnabled()) {
+      log.trace(
+          "relay {}: read {} events above row {} in {} us",
+          relayId,
+          read.size(),
+          from,
+          readNanos / 1000);
     }
-    Timer.Sample sample = Timer.start(meters);
-    faults.reached(FaultInjector.RELAY_AFTER_CLAIM);
-    List<Long> acknowledged = new ArrayList<>(batch.size());
-    List<OutboxStore.Failure> failures = new ArrayList<>();
-    publishInRounds(batch, owned, acknowledged, failures);
-    faults.reached(FaultInjector.RELAY_AFTER_ACK);
-    int marked = store.record(relayId, owned, acknowledged, failures);
+    if (read.isEmpty()) {
+      if (inFlight.isEmpty()) {
+        return 0;
+      }
+      drain();
+      return -1;
+    }
+    if (!pipelined) {
+      publishAndRecord(read, owned);
+      return read.size();
+    }
+    // A full batch means a backlog: keep reading above the cursor while it is published. A
+    // partial one means the relay has caught up: the next read waits for it and starts from the
+    // beginning, so a row that committed late with a smaller id is never passed over for long.
+    boolean backlog = read.size() == batchSize;
+    cursor = read.get(read.size() - 1).rowId();
+    inFlight.add(pipeline.submit(() -> publishAndRecord(read, owned)));
+    while (inFlight.size() >= PIPELINE_DEPTH) {
+      await(inFlight.poll());
+    }
+    if (!backlog) {
+      drain();
+    }
+    return read.size();
+  }
+
+  private void publishAndRecord(List<ClaimedEvent> batch, OwnedPartitions owned) {
+    try {
+      Timer.Sample sample = Timer.start(meters);
+      faults.reached(FaultInjector.RELAY_AFTER_CLAIM);
+      List<Long> acknowledged = new ArrayList<>(batch.size());
+      List<OutboxStore.Failure> failures = new ArrayList<>();
+      publishInRounds(batch, owned, acknowledged, failures);
+      faults.reached(FaultInjector.RELAY_AFTER_ACK);
+      long publishNanos = sample.stop(batchTimer);
+      long recordStart = System.nanoTime();
+      record(owned, acknowledged, failures);
+      if (log.isTraceEnabled()) {
+        log.trace(
+            "relay {}: published {} events in {} us, recorded them in {} us",
+            relayId,
+            batch.size(),
+            publishNanos / 1000,
+            (System.nanoTime() - recordStart) / 1000);
+      }
+    } catch (FaultInjector.SimulatedCrash crash) {
+      crashed = crash;
+      throw crash;
+    }
+  }
+
+  private void record(
+      OwnedPartitions owned, List<Long> acknowledged, List<OutboxStore.Failure> failures) {
+    int marked;
+    try {
+      marked = store.record(relayId, owned, acknowledged, failures);
+    } catch (RuntimeException e) {
+      lastError = e.getMessage();
+      log.error(
+          "relay {}: recording a batch failed; its {} acknowledged events stay unpublished and"
+              + " are published again (consumers deduplicate)",
+          relayId,
+          acknowledged.size(),
+          e);
+      return;
+    }
     published.addAndGet(marked);
     publishedCounter.increment(marked);
     failed.addAndGet(failures.size());
@@ -219,15 +334,45 @@ public final class OutboxRelay implements AutoCloseable {
           relayId,
           acknowledged.size() - marked,
           acknowledged.size());
+    } else {
+      lastError = null;
     }
-    sample.stop(batchTimer);
-    lastError = null;
-    return batch.size();
+  }
+
+  /** Waits until every batch in flight is published and recorded; the next read starts at 0. */
+  private void drain() {
+    while (!inFlight.isEmpty()) {
+      await(inFlight.poll());
+    }
+    cursor = 0;
+    rethrowCrash();
+  }
+
+  private static void await(Future<?> batch) {
+    try {
+      batch.get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (ExecutionException | CancellationException e) {
+      // publishAndRecord logs its own failures; a crash is rethrown by rethrowCrash
+    }
+  }
+
+  private void rethrowCrash() {
+    FaultInjector.SimulatedCrash crash = crashed;
+    if (crash != null) {
+      throw crash;
+    }
+  }
+
+  private static String aggregateKey(ClaimedEvent c) {
+    return c.event().aggregateType() + '\u0000' + c.event().aggregateId();
   }
 
   /**
    * Publishes the batch so that no event leaves before the previous version of its aggregate was
    * acknowledged: round k holds the k-th pending event of every aggregate still in good standing.
+   * Events left unsent (out of time or lease) stay due and are read again.
    */
   private void publishInRounds(
       List<ClaimedEvent> batch,
@@ -236,11 +381,7 @@ public final class OutboxRelay implements AutoCloseable {
       List<OutboxStore.Failure> failures) {
     Map<String, Deque<ClaimedEvent>> byAggregate = new LinkedHashMap<>();
     for (ClaimedEvent c : batch) {
-      byAggregate
-          .computeIfAbsent(
-              c.event().aggregateType() + '\u0000' + c.event().aggregateId(),
-              k -> new ArrayDeque<>())
-          .add(c);
+      byAggregate.computeIfAbsent(aggregateKey(c), k -> new ArrayDeque<>()).add(c);
     }
     byAggregate.values().forEach(q -> sortByVersion(q));
     long deadline = System.nanoTime() + publishTimeout.toNanos();
@@ -248,7 +389,7 @@ public final class OutboxRelay implements AutoCloseable {
       long now = System.nanoTime();
       long budget = Math.min(deadline - now, owned.validUntilNanos() - now);
       if (budget <= 0) {
-        return; // out of time or lease: the rest stays due and is read again
+        return; // out of time or lease: the rest stays due
       }
       List<ClaimedEvent> round = new ArrayList<>(byAggregate.size());
       byAggregate.values().forEach(q -> round.add(q.poll()));
@@ -264,7 +405,7 @@ public final class OutboxRelay implements AutoCloseable {
         } else {
           failures.add(failure(c, outcome.failure()));
           // later versions of this aggregate wait for this one
-          byAggregate.remove(c.event().aggregateType() + '\u0000' + c.event().aggregateId());
+          byAggregate.remove(aggregateKey(c));
         }
       }
       byAggregate.values().removeIf(Deque::isEmpty);
@@ -369,23 +510,27 @@ public final class OutboxRelay implements AutoCloseable {
       while (state == State.RUNNING) {
         int read;
         try {
-          read = runOnce();
+          read = cycle(true);
         } catch (FaultInjector.SimulatedCrash crash) {
           throw crash;
         } catch (RuntimeException e) {
           lastError = e.getMessage();
           log.error("relay {}: cycle failed, pausing {} ms", relayId, ERROR_PAUSE.toMillis(), e);
+          drain();
           pause(ERROR_PAUSE);
           continue;
         }
-        if (read < batchSize) {
+        if (read >= 0 && read < batchSize) {
           long untilCoordination = nextCoordinationNanos - System.nanoTime();
           pause(Duration.ofNanos(Math.max(0, Math.min(pollInterval.toNanos(), untilCoordination))));
         }
       }
+      drain();
       releasePartitions();
+      pipeline.shutdown();
       state = State.STOPPED;
     } catch (FaultInjector.SimulatedCrash crash) {
+      pipeline.shutdownNow(); // a dead process publishes and records nothing more
       state = State.CRASHED;
       closeListener();
       log.warn(
@@ -496,6 +641,7 @@ public final class OutboxRelay implements AutoCloseable {
       state = State.STOPPED;
     }
     closeListener();
+    pipeline.shutdown();
   }
 
   private void closeListener() {

@@ -8,7 +8,6 @@ public final class TopicNames {
   /** Kafka refuses longer names (a partition directory name must fit in 255 bytes). */
   public static final int MAX_LENGTH = 249;
 
-  private static final Pattern LEGAL = Pattern.compile("[a-zA-Z0-9._-]+");
   private static final Pattern SANITIZE = Pattern.compile("[^a-z0-9._-]");
 
   private TopicNames() {}
@@ -35,7 +34,7 @@ public final class TopicNames {
               + " characters; Kafka allows at most "
               + MAX_LENGTH);
     }
-    if (!LEGAL.matcher(topic).matches()) {
+    if (!legal(topic)) {
       throw new IllegalArgumentException(
           parameter
               + " '"
@@ -44,6 +43,24 @@ public final class TopicNames {
               + " use only ASCII letters, digits, '.', '_' and '-'");
     }
     return topic;
+  }
+
+  // A loop rather than LEGAL.matcher(..): this runs for every published event.
+  private static boolean legal(String topic) {
+    for (int i = 0; i < topic.length(); i++) {
+      char c = topic.charAt(i);
+      boolean ok =
+          (c >= 'a' && c <= 'z')
+              || (c >= 'A' && c <= 'Z')
+              || (c >= '0' && c <= '9')
+              || c == '.'
+              || c == '_'
+              || c == '-';
+      if (!ok) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** Lowercases {@code name} and replaces every character outside {@code [a-z0-9._-]} by '-'. */

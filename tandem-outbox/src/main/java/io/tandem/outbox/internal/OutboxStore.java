@@ -41,12 +41,17 @@ public final class OutboxStore {
     this.dialect = dialect;
   }
 
-  /** Reads up to {@code batchSize} due events of {@code partitions}, in row order. */
-  public List<ClaimedEvent> claim(OwnedPartitions partitions, int batchSize) {
+  /**
+   * Reads up to {@code batchSize} due events of {@code partitions} with a row id above {@code
+   * cursor}, in row order.
+   */
+  public List<ClaimedEvent> claim(OwnedPartitions partitions, long cursor, int batchSize) {
     try (Connection c = dataSource.getConnection();
         PreparedStatement ps = c.prepareStatement(dialect.outboxClaim())) {
       dialect.bindList(c, ps, 1, partitions.epochs().keySet());
-      ps.setInt(2, batchSize);
+      ps.setLong(2, cursor);
+      ps.setLong(3, cursor);
+      ps.setInt(4, batchSize);
       List<ClaimedEvent> claimed = new ArrayList<>(batchSize);
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
@@ -70,7 +75,7 @@ public final class OutboxStore {
                 rs.getLong("aggregate_version"))
             .eventType(rs.getString("event_type"))
             .schemaVersion(rs.getInt("schema_version"))
-            .payload(rs.getString("payload"))
+            .storedPayload(rs.getString("payload"))
             .headers(EventHeaders.fromJson(rs.getString("headers")))
             .occurredAt(dialect.readInstant(rs, "occurred_at"))
             .build();
