@@ -180,11 +180,18 @@ public final class OutboxDemo {
     if (n > settings.relayCrashes()) {
       return relay(transport, ds, "demo-relay-" + n, FaultInjector.NONE).build();
     }
+    java.util.concurrent.atomic.AtomicBoolean dead =
+        new java.util.concurrent.atomic.AtomicBoolean();
     FaultInjector dieAfterAck =
         point -> {
           if (point.equals(FaultInjector.RELAY_AFTER_ACK)) {
-            crashes.incrementAndGet();
-            say("killing relay demo-relay-%d after the broker's ack, before it marks its batch", n);
+            // Every batch in flight dies with the relay; the relay itself dies once.
+            if (dead.compareAndSet(false, true)) {
+              crashes.incrementAndGet();
+              say(
+                  "killing relay demo-relay-%d after the broker's ack, before it marks its batch",
+                  n);
+            }
             throw new FaultInjector.SimulatedCrash(point);
           }
         };
