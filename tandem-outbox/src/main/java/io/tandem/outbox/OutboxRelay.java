@@ -306,6 +306,11 @@ public final class OutboxRelay implements AutoCloseable {
     } catch (FaultInjector.SimulatedCrash crash) {
       crashed = crash;
       throw crash;
+    } catch (RuntimeException e) {
+      // Nothing was marked: the batch stays unpublished and is read and published again.
+      lastError = e.getMessage();
+      log.error("relay {}: publishing a batch of {} events failed", relayId, batch.size(), e);
+      throw e;
     }
   }
 

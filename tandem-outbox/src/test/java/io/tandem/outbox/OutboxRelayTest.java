@@ -486,6 +486,20 @@ abstract class OutboxRelayTest {
   }
 
   @Test
+  void aTransportThatThrowsLosesNothingAndTheRelayKeepsRunning() {
+    List<Event> events = append(10, 2);
+    transport.throwNext.set(3);
+    OutboxRelay relay = started(relay("r-throws"));
+    await().atMost(Duration.ofSeconds(20)).until(() -> unpublished() == 0);
+    assertThat(relay.isRunning()).isTrue();
+    assertThat(transport.throwNext.get()).isZero();
+    assertThat(transport.acknowledged)
+        .extracting(Event::eventId)
+        .containsAll(events.stream().map(Event::eventId).toList());
+    assertAckedInAggregateOrder();
+  }
+
+  @Test
   void gracefulShutdownFinishesTheBatchInFlight() throws InterruptedException {
     append(20, 1);
     transport.delay = Duration.ofMillis(800);

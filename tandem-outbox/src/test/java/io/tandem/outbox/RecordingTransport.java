@@ -22,6 +22,8 @@ final class RecordingTransport implements Transport {
   final ConcurrentHashMap<UUID, Integer> attempts = new ConcurrentHashMap<>();
   volatile Function<Event, ErrorClass> failWith = e -> null;
   volatile Duration delay = Duration.ZERO;
+  final java.util.concurrent.atomic.AtomicInteger throwNext =
+      new java.util.concurrent.atomic.AtomicInteger();
   final java.util.concurrent.CountDownLatch publishing = new java.util.concurrent.CountDownLatch(1);
 
   @Override
@@ -31,6 +33,9 @@ final class RecordingTransport implements Transport {
 
   @Override
   public List<PublishOutcome> publish(List<Event> events, Duration timeout) {
+    if (throwNext.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+      throw new IllegalStateException("transport bug: publish threw instead of reporting");
+    }
     publishing.countDown();
     if (!delay.isZero()) {
       try {
