@@ -1,28 +1,16 @@
 package io.tandem.kafka;
 
 import io.cloudevents.CloudEvent;
-import io.cloudevents.CloudEventData;
-import io.cloudevents.core.builder.CloudEventBuilder;
 import io.cloudevents.kafka.KafkaMessageFactory;
+import io.tandem.cloudevents.CloudEventDecoder;
+import io.tandem.cloudevents.CloudEventMapping;
+import io.tandem.cloudevents.InvalidCloudEventException;
 import io.tandem.core.Event;
-import io.tandem.core.EventHeaders;
 import io.tandem.core.InvalidEventException;
 import io.tandem.kafka.internal.TopicNames;
 import java.net.URI;
-import java.net.URISyntaxException;
-import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
-import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
-import java.util.Map;
-import java.util.Set;
-import java.util.UUID;
-import java.util.regex.Pattern;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.header.Header;
 
 /**
  * Maps an {@link Event} to a Kafka record holding a CloudEvents 1.0 event in binary content mode,
@@ -59,39 +47,10 @@ import org.apache.kafka.common.header.Header;
  */
 public final class CloudEventsKafkaCodec {
   /** The {@code source} of {@link #create()}, for codecs that only decode. */
-  public static final String DEFAULT_SOURCE = "/tandem";
+  public static final String DEFAULT_SOURCE = CloudEventMapping.DEFAULT_SOURCE;
 
   /** The content type of every payload. */
-  public static final String CONTENT_TYPE = "application/json";
-
-  static final String PARTITION_KEY = "partitionkey";
-  static final String SEQUENCE = "sequence";
-  static final String AGGREGATE_TYPE = "aggregatetype";
-  static final String SCHEMA_VERSION = "schemaversion";
-
-  /** Names an event header may not take: they are attributes or Tandem's own extensions. */
-  private static final Set<String> RESERVED =
-      Set.of(
-          "id",
-          "source",
-          "specversion",
-          "type",
-          "datacontenttype",
-          "dataschema",
-          "subject",
-          "time",
-          "data",
-          PARTITION_KEY,
-          SEQUENCE,
-          AGGREGATE_TYPE,
-          SCHEMA_VERSION);
-
-  private static final Set<String> ENVELOPE_EXTENSIONS =
-      Set.of(PARTITION_KEY, SEQUENCE, AGGREGATE_TYPE, SCHEMA_VERSION);
-  private static final Pattern CANONICAL_UUID =
-      Pattern.compile(
-          "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}");
-  private static final Pattern DECIMAL = Pattern.compile("[0-9]{1,18}");
+  public static final String CONTENT_TYPE = CloudEventMapping.CONTENT_TYPE;
 
   private final URI source;
 
@@ -111,7 +70,7 @@ public final class CloudEventsKafkaCodec {
    * @throws IllegalArgumentException if {@code source} is blank or not a URI reference
    */
   public static CloudEventsKafkaCodec create(String source) {
-    return new CloudEventsKafkaCodec(parseSource(source));
+    return new CloudEventsKafkaCodec(CloudEventMapping.source(source));
   }
 
   /** The CloudEvents {@code source} of the events this codec encodes. */
@@ -127,33 +86,8 @@ public final class CloudEventsKafkaCodec {
    */
   public ProducerRecord<String, byte[]> encode(String topic, Event event) {
     TopicNames.validate("topic", topic);
-    CloudEventBuilder builder =
-        CloudEventBuilder.v1()
-            .withId(event.eventId().toString())
-            .withType(event.eventType())
-            .withSource(source)
-            .withSubject(event.aggregateId())
-            .withTime(OffsetDateTime.ofInstant(event.occurredAt(), ZoneOffset.UTC))
-            .withData(CONTENT_TYPE, event.payload().getBytes(StandardCharsets.UTF_8))
-            .withExtension(PARTITION_KEY, event.aggregateId())
-            .withExtension(SEQUENCE, Long.toString(event.aggregateVersion()))
-            .withExtension(AGGREGATE_TYPE, event.aggregateType())
-            .withExtension(SCHEMA_VERSION, Integer.toString(event.schemaVersion()));
-    for (Map.Entry<String, String> header : event.headers().asMap().entrySet()) {
-      if (RESERVED.contains(header.getKey())) {
-        throw new InvalidEventException(
-            "headers",
-            "key '"
-                + header.getKey()
-                + "' collides with the CloudEvents attribute of the same "
-                + "name; rename the header (reserved: "
-                + RESERVED
-                + ")");
-      }
-      builder.withExtension(header.getKey(), header.getValue());
-    }
     return KafkaMessageFactory.<String>createWriter(topic, event.aggregateId())
-        .writeBinary(builder.build());
+        .writeBinary(CloudEventMapping.toCloudEvent(event, source));
   }
 
   /**
@@ -164,141 +98,41 @@ public final class CloudEventsKafkaCodec {
    *     that is not JSON), the {@link InvalidEventException} is wrapped as the cause
    */
   public Event decode(ConsumerRecord<String, byte[]> record) {
-    Decoding d = new Decoding(record);
     if (record.headers().lastHeader("ce_specversion") == null) {
-      throw d.invalid(
+      throw invalid(
+          record,
           "specversion",
-          "is missing (header ce_specversion): not a binary-mode " + "CloudEvent",
+          "is missing (header ce_specversion): not a binary-mode CloudEvent",
           null);
     }
     if (record.headers().lastHeader("ce_id") == null) {
-      throw d.invalid("id", "is missing (header ce_id)", null);
+      throw invalid(record, "id", "is missing (header ce_id)", null);
     }
     CloudEvent ce;
     try {
       ce = KafkaMessageFactory.createReader(record).toEvent();
     } catch (RuntimeException e) {
-      throw d.invalid("specversion", "does not introduce a valid CloudEvent: " + e.getMessage(), e);
+      throw invalid(
+          record, "specversion", "does not introduce a valid CloudEvent: " + e.getMessage(), e);
     }
-    UUID eventId = d.uuid(ce.getId());
-    String subject = d.required("subject", ce.getSubject());
-    OffsetDateTime time = d.required("time", ce.getTime());
-    long sequence = d.decimal(SEQUENCE, d.required(SEQUENCE, ce.getExtension(SEQUENCE)));
-    String aggregateType =
-        String.valueOf(d.required(AGGREGATE_TYPE, ce.getExtension(AGGREGATE_TYPE)));
-    Object schema = ce.getExtension(SCHEMA_VERSION);
-    long schemaVersion = schema == null ? 1 : d.decimal(SCHEMA_VERSION, schema);
-    if (schemaVersion > Integer.MAX_VALUE) {
-      throw d.invalid(SCHEMA_VERSION, "is " + schemaVersion + ", too large", null);
-    }
-    String contentType = ce.getDataContentType();
-    if (contentType != null && !isJson(contentType)) {
-      throw d.invalid(
-          "datacontenttype", "is '" + contentType + "', expected " + CONTENT_TYPE, null);
-    }
-    if (ce.getData() == null) {
-      throw d.invalid("data", "is missing (the record has no value)", null);
-    }
-    String payload = d.utf8(ce.getData());
-
-    EventHeaders.Builder headers = EventHeaders.builder();
-    Event.Builder event =
-        Event.builder()
-            .eventId(eventId)
-            .aggregate(aggregateType, subject, sequence)
-            .eventType(ce.getType())
-            .schemaVersion((int) schemaVersion)
-            .payload(payload)
-            .occurredAt(time.toInstant());
+    // A header that is present but read as no value is empty rather than missing.
+    CloudEventDecoder decoder =
+        CloudEventDecoder.of(
+            attribute ->
+                record.headers().lastHeader("ce_" + attribute) == null
+                    ? "is missing (header ce_" + attribute + ")"
+                    : "is empty",
+            "is missing (the record has no value)");
     try {
-      for (String name : ce.getExtensionNames()) {
-        if (!ENVELOPE_EXTENSIONS.contains(name)) {
-          headers.put(name, String.valueOf(ce.getExtension(name)));
-        }
-      }
-      return event.headers(headers.build()).build();
-    } catch (InvalidEventException e) {
-      throw d.invalid(attributeOf(e.field()), "is rejected: " + e.getMessage(), e);
+      return decoder.decode(ce);
+    } catch (InvalidCloudEventException e) {
+      throw invalid(record, e.attribute(), e.reason(), e.getCause());
     }
   }
 
-  private static boolean isJson(String contentType) {
-    String mediaType = contentType.split(";", 2)[0].trim().toLowerCase(java.util.Locale.ROOT);
-    return mediaType.equals(CONTENT_TYPE) || mediaType.endsWith("+json");
-  }
-
-  private static String attributeOf(String field) {
-    return switch (field) {
-      case "event_id" -> "id";
-      case "event_type" -> "type";
-      case "aggregate_id" -> "subject";
-      case "aggregate_type" -> AGGREGATE_TYPE;
-      case "aggregate_version" -> SEQUENCE;
-      case "schema_version" -> SCHEMA_VERSION;
-      case "payload" -> "data";
-      case "occurred_at" -> "time";
-      default -> "extensions";
-    };
-  }
-
-  private static URI parseSource(String source) {
-    if (source == null || source.isBlank()) {
-      throw new IllegalArgumentException(
-          "source must not be blank: give a URI reference naming the producing service, e.g. "
-              + "/tandem/orders-service");
-    }
-    try {
-      return new URI(source);
-    } catch (URISyntaxException e) {
-      throw new IllegalArgumentException(
-          "source '" + source + "' is not a URI reference: " + e.getMessage(), e);
-    }
-  }
-
-  /** The record being decoded, for messages that say where it came from. */
-  private record Decoding(ConsumerRecord<String, byte[]> record) {
-    InvalidMessageException invalid(String attribute, String reason, Throwable cause) {
-      return new InvalidMessageException(
-          attribute, reason, record.topic(), record.partition(), record.offset(), cause);
-    }
-
-    <T> T required(String attribute, T value) {
-      if (value == null) {
-        Header header = record.headers().lastHeader("ce_" + attribute);
-        throw invalid(
-            attribute,
-            header == null ? "is missing (header ce_" + attribute + ")" : "is empty",
-            null);
-      }
-      return value;
-    }
-
-    UUID uuid(String id) {
-      if (id == null || !CANONICAL_UUID.matcher(id).matches()) {
-        throw invalid("id", "'" + id + "' is not a UUID (Tandem's event_id)", null);
-      }
-      return UUID.fromString(id);
-    }
-
-    long decimal(String attribute, Object value) {
-      String text = String.valueOf(value);
-      if (!DECIMAL.matcher(text).matches()) {
-        throw invalid(attribute, "'" + text + "' is not a non-negative decimal number", null);
-      }
-      return Long.parseLong(text);
-    }
-
-    String utf8(CloudEventData data) {
-      try {
-        return StandardCharsets.UTF_8
-            .newDecoder()
-            .onMalformedInput(CodingErrorAction.REPORT)
-            .onUnmappableCharacter(CodingErrorAction.REPORT)
-            .decode(ByteBuffer.wrap(data.toBytes()))
-            .toString();
-      } catch (CharacterCodingException e) {
-        throw invalid("data", "is not UTF-8 text: " + e, e);
-      }
-    }
+  private static InvalidMessageException invalid(
+      ConsumerRecord<String, byte[]> record, String attribute, String reason, Throwable cause) {
+    return new InvalidMessageException(
+        attribute, reason, record.topic(), record.partition(), record.offset(), cause);
   }
 }

@@ -2,31 +2,22 @@ package io.tandem.nats;
 
 import io.cloudevents.CloudEvent;
 import io.cloudevents.SpecVersion;
-import io.cloudevents.types.Time;
 import io.nats.client.Message;
 import io.nats.client.impl.Headers;
 import io.nats.client.impl.NatsMessage;
+import io.tandem.cloudevents.CloudEventDecoder;
+import io.tandem.cloudevents.CloudEventMapping;
+import io.tandem.cloudevents.InvalidCloudEventException;
 import io.tandem.core.Event;
-import io.tandem.core.EventHeaders;
 import io.tandem.core.InvalidEventException;
 import io.tandem.nats.internal.HeaderValues;
 import io.tandem.nats.internal.NatsMessageReader;
 import java.net.URI;
-import java.net.URISyntaxException;
-import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
-import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
-import java.util.UUID;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * Maps an {@link Event} to a NATS message holding a CloudEvents 1.0 event in binary content mode
@@ -71,43 +62,19 @@ import java.util.regex.Pattern;
  */
 public final class NatsCloudEventsCodec {
   /** The {@code source} of {@link #create()}, for codecs that only decode. */
-  public static final String DEFAULT_SOURCE = "/tandem";
+  public static final String DEFAULT_SOURCE = CloudEventMapping.DEFAULT_SOURCE;
 
   /** The content type of every payload. */
-  public static final String CONTENT_TYPE = "application/json";
+  public static final String CONTENT_TYPE = CloudEventMapping.CONTENT_TYPE;
 
   /** JetStream's de-duplication header; Tandem sets it to the event id. */
   public static final String MSG_ID_HEADER = "Nats-Msg-Id";
 
-  static final String PARTITION_KEY = "partitionkey";
-  static final String SEQUENCE = "sequence";
-  static final String AGGREGATE_TYPE = "aggregatetype";
-  static final String SCHEMA_VERSION = "schemaversion";
-
   private static final String PREFIX = NatsMessageReader.PREFIX;
-  private static final Set<String> RESERVED =
-      Set.of(
-          "id",
-          "source",
-          "specversion",
-          "type",
-          "datacontenttype",
-          "dataschema",
-          "subject",
-          "time",
-          "data",
-          PARTITION_KEY,
-          SEQUENCE,
-          AGGREGATE_TYPE,
-          SCHEMA_VERSION);
-  private static final Set<String> ENVELOPE_EXTENSIONS =
-      Set.of(PARTITION_KEY, SEQUENCE, AGGREGATE_TYPE, SCHEMA_VERSION);
-  private static final Pattern CANONICAL_UUID =
-      Pattern.compile(
-          "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}");
-  private static final Pattern DECIMAL = Pattern.compile("[0-9]{1,18}");
-  private static final Pattern FAILED_ATTRIBUTE =
-      Pattern.compile("(?:for \"|Attribute ')([A-Za-z0-9]+)");
+  private static final CloudEventDecoder DECODER =
+      CloudEventDecoder.of(
+          attribute -> "is missing (header ce-" + attribute + ")",
+          "is missing (the message has no body)");
 
   private final URI source;
 
@@ -127,7 +94,7 @@ public final class NatsCloudEventsCodec {
    * @throws IllegalArgumentException if {@code source} is blank or not a URI reference
    */
   public static NatsCloudEventsCodec create(String source) {
-    return new NatsCloudEventsCodec(parseSource(source));
+    return new NatsCloudEventsCodec(CloudEventMapping.source(source));
   }
 
   /** The CloudEvents {@code source} of the events this codec encodes. */
@@ -157,32 +124,8 @@ public final class NatsCloudEventsCodec {
   public Headers headers(Event event) {
     Headers headers = new Headers();
     headers.put(MSG_ID_HEADER, event.eventId().toString());
-    put(headers, "specversion", SpecVersion.V1.toString());
-    put(headers, "id", event.eventId().toString());
-    put(headers, "source", source.toString());
-    put(headers, "type", event.eventType());
-    put(headers, "subject", event.aggregateId());
-    put(
-        headers,
-        "time",
-        Time.writeTime(OffsetDateTime.ofInstant(event.occurredAt(), ZoneOffset.UTC)));
-    put(headers, PARTITION_KEY, event.aggregateId());
-    put(headers, SEQUENCE, Long.toString(event.aggregateVersion()));
-    put(headers, AGGREGATE_TYPE, event.aggregateType());
-    put(headers, SCHEMA_VERSION, Integer.toString(event.schemaVersion()));
-    for (Map.Entry<String, String> header : event.headers().asMap().entrySet()) {
-      if (RESERVED.contains(header.getKey())) {
-        throw new InvalidEventException(
-            "headers",
-            "key '"
-                + header.getKey()
-                + "' collides with the CloudEvents attribute of the same name; rename the header"
-                + " (reserved: "
-                + RESERVED
-                + ")");
-      }
-      put(headers, header.getKey(), header.getValue());
-    }
+    CloudEventMapping.attributes(event, source)
+        .forEach((name, value) -> headers.put(PREFIX + name, HeaderValues.encode(value)));
     headers.put(NatsMessageReader.CONTENT_TYPE, CONTENT_TYPE);
     return headers;
   }
@@ -213,94 +156,12 @@ public final class NatsCloudEventsCodec {
           new NatsMessageReader(SpecVersion.parse(specVersion), headers, message.getData())
               .toEvent();
     } catch (RuntimeException e) {
-      throw d.invalid(failedAttribute(e), "is invalid: " + e.getMessage(), e);
-    }
-    UUID eventId = d.uuid(ce.getId());
-    String subject = d.required("subject", ce.getSubject());
-    OffsetDateTime time = d.required("time", ce.getTime());
-    long sequence = d.decimal(SEQUENCE, d.required(SEQUENCE, ce.getExtension(SEQUENCE)));
-    String aggregateType =
-        String.valueOf(d.required(AGGREGATE_TYPE, ce.getExtension(AGGREGATE_TYPE)));
-    Object schema = ce.getExtension(SCHEMA_VERSION);
-    long schemaVersion = schema == null ? 1 : d.decimal(SCHEMA_VERSION, schema);
-    if (schemaVersion > Integer.MAX_VALUE) {
-      throw d.invalid(SCHEMA_VERSION, "is " + schemaVersion + ", too large", null);
-    }
-    String contentType = ce.getDataContentType();
-    if (contentType != null && !isJson(contentType)) {
-      throw d.invalid(
-          "datacontenttype", "is '" + contentType + "', expected " + CONTENT_TYPE, null);
-    }
-    if (ce.getData() == null) {
-      throw d.invalid("data", "is missing (the message has no body)", null);
-    }
-    String payload = d.utf8(ce.getData().toBytes());
-
-    Event.Builder event =
-        Event.builder()
-            .eventId(eventId)
-            .aggregate(aggregateType, subject, sequence)
-            .eventType(ce.getType())
-            .schemaVersion((int) schemaVersion)
-            .payload(payload)
-            .occurredAt(time.toInstant());
-    try {
-      EventHeaders.Builder eventHeaders = EventHeaders.builder();
-      for (String name : ce.getExtensionNames()) {
-        if (!ENVELOPE_EXTENSIONS.contains(name)) {
-          eventHeaders.put(name, String.valueOf(ce.getExtension(name)));
-        }
-      }
-      return event.headers(eventHeaders.build()).build();
-    } catch (InvalidEventException e) {
-      throw d.invalid(attributeOf(e.field()), "is rejected: " + e.getMessage(), e);
-    }
-  }
-
-  private static void put(Headers headers, String attribute, String value) {
-    headers.put(PREFIX + attribute, HeaderValues.encode(value));
-  }
-
-  /** The attribute the CloudEvents SDK complained about, as far as its message tells. */
-  private static String failedAttribute(RuntimeException e) {
-    String message = String.valueOf(e.getMessage());
-    Matcher m = FAILED_ATTRIBUTE.matcher(message);
-    if (m.find()) {
-      return m.group(1);
-    }
-    return message.contains("extension") ? "extensions" : "specversion";
-  }
-
-  private static boolean isJson(String contentType) {
-    String mediaType = contentType.split(";", 2)[0].trim().toLowerCase(Locale.ROOT);
-    return mediaType.equals(CONTENT_TYPE) || mediaType.endsWith("+json");
-  }
-
-  private static String attributeOf(String field) {
-    return switch (field) {
-      case "event_id" -> "id";
-      case "event_type" -> "type";
-      case "aggregate_id" -> "subject";
-      case "aggregate_type" -> AGGREGATE_TYPE;
-      case "aggregate_version" -> SEQUENCE;
-      case "schema_version" -> SCHEMA_VERSION;
-      case "payload" -> "data";
-      case "occurred_at" -> "time";
-      default -> "extensions";
-    };
-  }
-
-  private static URI parseSource(String source) {
-    if (source == null || source.isBlank()) {
-      throw new IllegalArgumentException(
-          "source must not be blank: give a URI reference naming the producing service, e.g. "
-              + "/tandem/orders-service");
+      throw d.invalid(CloudEventDecoder.failedAttribute(e), "is invalid: " + e.getMessage(), e);
     }
     try {
-      return new URI(source);
-    } catch (URISyntaxException e) {
-      throw new IllegalArgumentException(
-          "source '" + source + "' is not a URI reference: " + e.getMessage(), e);
+      return DECODER.decode(ce);
+    } catch (InvalidCloudEventException e) {
+      throw d.invalid(e.attribute(), e.reason(), e.getCause());
     }
   }
 
@@ -353,41 +214,6 @@ public final class NatsCloudEventsCodec {
         }
       }
       return where;
-    }
-
-    <T> T required(String attribute, T value) {
-      if (value == null) {
-        throw invalid(attribute, "is missing (header ce-" + attribute + ")", null);
-      }
-      return value;
-    }
-
-    UUID uuid(String id) {
-      if (id == null || !CANONICAL_UUID.matcher(id).matches()) {
-        throw invalid("id", "'" + id + "' is not a UUID (Tandem's event_id)", null);
-      }
-      return UUID.fromString(id);
-    }
-
-    long decimal(String attribute, Object value) {
-      String text = String.valueOf(value);
-      if (!DECIMAL.matcher(text).matches()) {
-        throw invalid(attribute, "'" + text + "' is not a non-negative decimal number", null);
-      }
-      return Long.parseLong(text);
-    }
-
-    String utf8(byte[] data) {
-      try {
-        return StandardCharsets.UTF_8
-            .newDecoder()
-            .onMalformedInput(CodingErrorAction.REPORT)
-            .onUnmappableCharacter(CodingErrorAction.REPORT)
-            .decode(ByteBuffer.wrap(data))
-            .toString();
-      } catch (CharacterCodingException e) {
-        throw invalid("data", "is not UTF-8 text: " + e, e);
-      }
     }
   }
 }

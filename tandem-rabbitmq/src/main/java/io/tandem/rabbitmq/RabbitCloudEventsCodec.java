@@ -5,29 +5,18 @@ import com.rabbitmq.client.Delivery;
 import com.rabbitmq.client.Envelope;
 import com.rabbitmq.client.GetResponse;
 import com.rabbitmq.client.LongString;
-import io.cloudevents.core.builder.CloudEventBuilder;
+import io.tandem.cloudevents.CloudEventDecoder;
+import io.tandem.cloudevents.CloudEventMapping;
+import io.tandem.cloudevents.InvalidCloudEventException;
 import io.tandem.core.Event;
-import io.tandem.core.EventHeaders;
 import io.tandem.core.InvalidEventException;
 import io.tandem.rabbitmq.internal.ExchangeNames;
 import io.tandem.rabbitmq.internal.HeaderTableWriter;
 import java.net.URI;
-import java.net.URISyntaxException;
-import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
-import java.time.Instant;
-import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeParseException;
 import java.util.Date;
 import java.util.LinkedHashMap;
-import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
-import java.util.UUID;
-import java.util.regex.Pattern;
 
 /**
  * Maps an {@link Event} to a RabbitMQ message holding a CloudEvents 1.0 event in binary content
@@ -77,10 +66,10 @@ import java.util.regex.Pattern;
  */
 public final class RabbitCloudEventsCodec {
   /** The {@code source} of {@link #create()}, for codecs that only decode. */
-  public static final String DEFAULT_SOURCE = "/tandem";
+  public static final String DEFAULT_SOURCE = CloudEventMapping.DEFAULT_SOURCE;
 
   /** The content type of every payload. */
-  public static final String CONTENT_TYPE = "application/json";
+  public static final String CONTENT_TYPE = CloudEventMapping.CONTENT_TYPE;
 
   /** The prefix of every CloudEvents header. */
   public static final String HEADER_PREFIX = HeaderTableWriter.PREFIX;
@@ -91,32 +80,11 @@ public final class RabbitCloudEventsCodec {
   /** {@code delivery_mode} of a persistent message. */
   public static final int PERSISTENT = 2;
 
-  static final String PARTITION_KEY = "partitionkey";
-  static final String SEQUENCE = "sequence";
-  static final String AGGREGATE_TYPE = "aggregatetype";
-  static final String SCHEMA_VERSION = "schemaversion";
-
-  /** Names an event header may not take: they are attributes or Tandem's own extensions. */
-  private static final Set<String> RESERVED =
-      Set.of(
-          "id",
-          "source",
-          "specversion",
-          "type",
-          "datacontenttype",
-          "dataschema",
-          "subject",
-          "time",
-          "data",
-          PARTITION_KEY,
-          SEQUENCE,
-          AGGREGATE_TYPE,
-          SCHEMA_VERSION);
-
-  private static final Pattern CANONICAL_UUID =
-      Pattern.compile(
-          "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}");
-  private static final Pattern DECIMAL = Pattern.compile("[0-9]{1,18}");
+  private static final CloudEventDecoder DECODER =
+      CloudEventDecoder.of(
+              attribute -> "is missing (header " + HEADER_PREFIX + attribute + ")",
+              "is missing (the message has no body)")
+          .withEmpty(attribute -> "is empty (header " + HEADER_PREFIX + attribute + ")");
 
   private final URI source;
 
@@ -136,7 +104,7 @@ public final class RabbitCloudEventsCodec {
    * @throws IllegalArgumentException if {@code source} is blank or not a URI reference
    */
   public static RabbitCloudEventsCodec create(String source) {
-    return new RabbitCloudEventsCodec(parseSource(source));
+    return new RabbitCloudEventsCodec(CloudEventMapping.source(source));
   }
 
   /** The CloudEvents {@code source} of the events this codec encodes. */
@@ -159,32 +127,8 @@ public final class RabbitCloudEventsCodec {
       throw new InvalidEventException(
           "aggregate_id", "cannot be a RabbitMQ routing key: " + e.getMessage());
     }
-    CloudEventBuilder builder =
-        CloudEventBuilder.v1()
-            .withId(event.eventId().toString())
-            .withType(event.eventType())
-            .withSource(source)
-            .withSubject(event.aggregateId())
-            .withTime(OffsetDateTime.ofInstant(event.occurredAt(), ZoneOffset.UTC))
-            .withData(CONTENT_TYPE, event.payload().getBytes(StandardCharsets.UTF_8))
-            .withExtension(PARTITION_KEY, event.aggregateId())
-            .withExtension(SEQUENCE, Long.toString(event.aggregateVersion()))
-            .withExtension(AGGREGATE_TYPE, event.aggregateType())
-            .withExtension(SCHEMA_VERSION, Integer.toString(event.schemaVersion()));
-    for (Map.Entry<String, String> header : event.headers().asMap().entrySet()) {
-      if (RESERVED.contains(header.getKey())) {
-        throw new InvalidEventException(
-            "headers",
-            "key '"
-                + header.getKey()
-                + "' collides with the CloudEvents attribute of the same name; rename the header"
-                + " (reserved: "
-                + RESERVED
-                + ")");
-      }
-      builder.withExtension(header.getKey(), header.getValue());
-    }
-    HeaderTableWriter written = new HeaderTableWriter().writeBinary(builder.build());
+    HeaderTableWriter written =
+        new HeaderTableWriter().writeBinary(CloudEventMapping.toCloudEvent(event, source));
     AMQP.BasicProperties properties =
         new AMQP.BasicProperties.Builder()
             .messageId(event.eventId().toString())
@@ -226,57 +170,26 @@ public final class RabbitCloudEventsCodec {
    *     the cause
    */
   public Event decode(Envelope envelope, AMQP.BasicProperties properties, byte[] body) {
-    Decoding d = new Decoding(envelope, attributes(properties));
-    String specversion = d.attribute("specversion");
+    Map<String, String> attributes = attributes(properties);
+    String specversion = attributes.get("specversion");
     if (specversion == null) {
-      throw d.invalid("specversion", d.missing("specversion") + ": not a binary-mode CloudEvent");
+      throw invalid(
+          envelope,
+          "specversion",
+          "is missing (header " + HEADER_PREFIX + "specversion): not a binary-mode CloudEvent",
+          null);
     }
     if (!specversion.equals("1.0")) {
-      throw d.invalid("specversion", "is '" + specversion + "', expected 1.0");
-    }
-    UUID eventId = d.uuid(d.required("id"));
-    d.required("source");
-    String type = d.required("type");
-    String subject = d.required("subject");
-    Instant time = d.time(d.required("time"));
-    long sequence = d.decimal(SEQUENCE, d.required(SEQUENCE));
-    String aggregateType = d.required(AGGREGATE_TYPE);
-    String schema = d.attribute(SCHEMA_VERSION);
-    long schemaVersion = schema == null ? 1 : d.decimal(SCHEMA_VERSION, schema);
-    if (schemaVersion > Integer.MAX_VALUE) {
-      throw d.invalid(SCHEMA_VERSION, "is " + schemaVersion + ", too large");
+      throw invalid(envelope, "specversion", "is '" + specversion + "', expected 1.0", null);
     }
     String contentType = properties == null ? null : properties.getContentType();
     if (contentType == null) {
-      contentType = d.attribute("datacontenttype");
+      contentType = attributes.get("datacontenttype");
     }
-    if (contentType != null && !isJson(contentType)) {
-      throw d.invalid("datacontenttype", "is '" + contentType + "', expected " + CONTENT_TYPE);
-    }
-    if (body == null) {
-      throw d.invalid("data", "is missing (the message has no body)");
-    }
-    String payload = d.utf8(body);
-
-    Event.Builder event =
-        Event.builder()
-            .eventId(eventId)
-            .aggregate(aggregateType, subject, sequence)
-            .eventType(type)
-            .schemaVersion((int) schemaVersion)
-            .payload(payload)
-            .occurredAt(time);
     try {
-      EventHeaders.Builder headers = EventHeaders.builder();
-      d.attributes.forEach(
-          (name, value) -> {
-            if (!RESERVED.contains(name)) {
-              headers.put(name, value);
-            }
-          });
-      return event.headers(headers.build()).build();
-    } catch (InvalidEventException e) {
-      throw d.invalid(attributeOf(e.field()), "is rejected: " + e.getMessage(), e);
+      return DECODER.decode(attributes, contentType, body);
+    } catch (InvalidCloudEventException e) {
+      throw invalid(envelope, e.attribute(), e.reason(), e.getCause());
     }
   }
 
@@ -320,110 +233,16 @@ public final class RabbitCloudEventsCodec {
     return value.toString();
   }
 
-  private static boolean isJson(String contentType) {
-    String mediaType = contentType.split(";", 2)[0].trim().toLowerCase(Locale.ROOT);
-    return mediaType.equals(CONTENT_TYPE) || mediaType.endsWith("+json");
-  }
-
-  private static String attributeOf(String field) {
-    return switch (field) {
-      case "event_id" -> "id";
-      case "event_type" -> "type";
-      case "aggregate_id" -> "subject";
-      case "aggregate_type" -> AGGREGATE_TYPE;
-      case "aggregate_version" -> SEQUENCE;
-      case "schema_version" -> SCHEMA_VERSION;
-      case "payload" -> "data";
-      case "occurred_at" -> "time";
-      default -> "extensions";
-    };
-  }
-
-  private static URI parseSource(String source) {
-    if (source == null || source.isBlank()) {
-      throw new IllegalArgumentException(
-          "source must not be blank: give a URI reference naming the producing service, e.g. "
-              + "/tandem/orders-service");
-    }
-    try {
-      return new URI(source);
-    } catch (URISyntaxException e) {
-      throw new IllegalArgumentException(
-          "source '" + source + "' is not a URI reference: " + e.getMessage(), e);
-    }
-  }
-
-  /** The message being decoded, for errors that say where it came from. */
-  private record Decoding(Envelope envelope, Map<String, String> attributes) {
-    InvalidMessageException invalid(String attribute, String reason) {
-      return invalid(attribute, reason, null);
-    }
-
-    InvalidMessageException invalid(String attribute, String reason, Throwable cause) {
-      return envelope == null
-          ? new InvalidMessageException(attribute, reason, null, null, -1, cause)
-          : new InvalidMessageException(
-              attribute,
-              reason,
-              envelope.getExchange(),
-              envelope.getRoutingKey(),
-              envelope.getDeliveryTag(),
-              cause);
-    }
-
-    String attribute(String name) {
-      return attributes.get(name);
-    }
-
-    String missing(String name) {
-      return "is missing (header " + HEADER_PREFIX + name + ")";
-    }
-
-    String required(String name) {
-      String value = attributes.get(name);
-      if (value == null) {
-        throw invalid(name, missing(name));
-      }
-      if (value.isEmpty()) {
-        throw invalid(name, "is empty (header " + HEADER_PREFIX + name + ")");
-      }
-      return value;
-    }
-
-    UUID uuid(String id) {
-      if (!CANONICAL_UUID.matcher(id).matches()) {
-        throw invalid("id", "'" + id + "' is not a UUID (Tandem's event_id)");
-      }
-      return UUID.fromString(id);
-    }
-
-    Instant time(String time) {
-      try {
-        return OffsetDateTime.parse(time).toInstant();
-      } catch (DateTimeParseException e) {
-        throw invalid(
-            "time", "'" + time + "' is not an RFC 3339 timestamp, e.g. 2025-03-01T10:15:30Z", e);
-      }
-    }
-
-    long decimal(String attribute, String text) {
-      if (!DECIMAL.matcher(text).matches()) {
-        throw invalid(attribute, "'" + text + "' is not a non-negative decimal number");
-      }
-      return Long.parseLong(text);
-    }
-
-    String utf8(byte[] body) {
-      try {
-        return StandardCharsets.UTF_8
-            .newDecoder()
-            .onMalformedInput(CodingErrorAction.REPORT)
-            .onUnmappableCharacter(CodingErrorAction.REPORT)
-            .decode(ByteBuffer.wrap(body))
-            .toString();
-      } catch (CharacterCodingException e) {
-        throw invalid("data", "is not UTF-8 text: " + e, e);
-      }
-    }
+  private static InvalidMessageException invalid(
+      Envelope envelope, String attribute, String reason, Throwable cause) {
+    return envelope == null
+        ? new InvalidMessageException(attribute, reason, null, null, -1, cause)
+        : new InvalidMessageException(
+            attribute,
+            reason,
+            envelope.getExchange(),
+            envelope.getRoutingKey(),
+            envelope.getDeliveryTag(),
+            cause);
   }
 }

@@ -1,0 +1,171 @@
+package io.tandem.cloudevents;
+
+import io.cloudevents.CloudEvent;
+import io.cloudevents.SpecVersion;
+import io.cloudevents.core.builder.CloudEventBuilder;
+import io.cloudevents.types.Time;
+import io.tandem.core.Event;
+import io.tandem.core.InvalidEventException;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.nio.charset.StandardCharsets;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Maps an {@link Event} to a CloudEvents 1.0 event, the same way on every transport:
+ *
+ * <table>
+ *   <caption>Envelope to CloudEvents</caption>
+ *   <tr><th>Event</th><th>CloudEvents attribute</th></tr>
+ *   <tr><td>event_id</td><td>{@code id}</td></tr>
+ *   <tr><td>event_type</td><td>{@code type}</td></tr>
+ *   <tr><td>(the producing service)</td><td>{@code source}</td></tr>
+ *   <tr><td>aggregate_id</td><td>{@code subject} and extension {@code partitionkey}</td></tr>
+ *   <tr><td>occurred_at</td><td>{@code time} (RFC 3339, UTC)</td></tr>
+ *   <tr><td>aggregate_version</td><td>extension {@code sequence} (decimal string)</td></tr>
+ *   <tr><td>aggregate_type</td><td>extension {@code aggregatetype}</td></tr>
+ *   <tr><td>schema_version</td><td>extension {@code schemaversion} (decimal string)</td></tr>
+ *   <tr><td>headers</td><td>one extension per header, same name ({@code traceparent}, ...)</td></tr>
+ *   <tr><td>payload</td><td>data, {@code datacontenttype} {@code application/json}</td></tr>
+ * </table>
+ *
+ * <pre>{@code
+ * URI source = CloudEventMapping.source("/tandem/orders-service");
+ * CloudEvent ce = CloudEventMapping.toCloudEvent(event, source);        // for an SDK writer
+ * Map<String, String> attributes = CloudEventMapping.attributes(event, source); // as text
+ * }</pre>
+ *
+ * <p>{@link CloudEventDecoder} maps back. Stateless and thread-safe.
+ */
+public final class CloudEventMapping {
+  /** The {@code source} of a codec that only decodes. */
+  public static final String DEFAULT_SOURCE = "/tandem";
+
+  /** The content type of every payload. */
+  public static final String CONTENT_TYPE = "application/json";
+
+  /** Extension carrying the aggregate id, for brokers that partition by it. */
+  public static final String PARTITION_KEY = "partitionkey";
+
+  /** Extension carrying aggregate_version as a decimal string. */
+  public static final String SEQUENCE = "sequence";
+
+  /** Extension carrying aggregate_type. */
+  public static final String AGGREGATE_TYPE = "aggregatetype";
+
+  /** Extension carrying schema_version as a decimal string; 1 when absent. */
+  public static final String SCHEMA_VERSION = "schemaversion";
+
+  /** Names an event header may not take: they are attributes or Tandem's own extensions. */
+  public static final Set<String> RESERVED =
+      Set.of(
+          "id",
+          "source",
+          "specversion",
+          "type",
+          "datacontenttype",
+          "dataschema",
+          "subject",
+          "time",
+          "data",
+          PARTITION_KEY,
+          SEQUENCE,
+          AGGREGATE_TYPE,
+          SCHEMA_VERSION);
+
+  /** The extensions Tandem sets from the envelope (every other extension is an event header). */
+  public static final Set<String> ENVELOPE_EXTENSIONS =
+      Set.of(PARTITION_KEY, SEQUENCE, AGGREGATE_TYPE, SCHEMA_VERSION);
+
+  private CloudEventMapping() {}
+
+  /**
+   * {@code source} as a CloudEvents {@code source}: a URI reference naming the producing service,
+   * e.g. {@code /tandem/orders-service}.
+   *
+   * @throws IllegalArgumentException if {@code source} is blank or not a URI reference
+   */
+  public static URI source(String source) {
+    if (source == null || source.isBlank()) {
+      throw new IllegalArgumentException(
+          "source must not be blank: give a URI reference naming the producing service, e.g. "
+              + "/tandem/orders-service");
+    }
+    try {
+      return new URI(source);
+    } catch (URISyntaxException e) {
+      throw new IllegalArgumentException(
+          "source '" + source + "' is not a URI reference: " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * The CloudEvent that carries {@code event}, with data the payload's UTF-8 bytes.
+   *
+   * @throws InvalidEventException if an event header's name collides with a CloudEvents attribute
+   */
+  public static CloudEvent toCloudEvent(Event event, URI source) {
+    CloudEventBuilder builder =
+        CloudEventBuilder.v1()
+            .withId(event.eventId().toString())
+            .withType(event.eventType())
+            .withSource(source)
+            .withSubject(event.aggregateId())
+            .withTime(time(event))
+            .withData(CONTENT_TYPE, event.payload().getBytes(StandardCharsets.UTF_8));
+    extensions(event).forEach(builder::withExtension);
+    return builder.build();
+  }
+
+  /**
+   * Every attribute of {@code event}'s CloudEvent but data and {@code datacontenttype}, as text, in
+   * a fixed order: {@code specversion}, {@code id}, {@code source}, {@code type}, {@code subject},
+   * {@code time}, {@code partitionkey}, {@code sequence}, {@code aggregatetype}, {@code
+   * schemaversion}, then the event headers in their order. For transports that write attributes as
+   * text without an SDK writer.
+   *
+   * @throws InvalidEventException if an event header's name collides with a CloudEvents attribute
+   */
+  public static Map<String, String> attributes(Event event, URI source) {
+    Map<String, String> attributes = new LinkedHashMap<>();
+    attributes.put("specversion", SpecVersion.V1.toString());
+    attributes.put("id", event.eventId().toString());
+    attributes.put("source", source.toString());
+    attributes.put("type", event.eventType());
+    attributes.put("subject", event.aggregateId());
+    attributes.put("time", Time.writeTime(time(event)));
+    attributes.putAll(extensions(event));
+    return attributes;
+  }
+
+  private static OffsetDateTime time(Event event) {
+    return OffsetDateTime.ofInstant(event.occurredAt(), ZoneOffset.UTC);
+  }
+
+  /** Tandem's extensions, then one per event header. */
+  private static Map<String, String> extensions(Event event) {
+    Map<String, String> extensions = new LinkedHashMap<>();
+    extensions.put(PARTITION_KEY, event.aggregateId());
+    extensions.put(SEQUENCE, Long.toString(event.aggregateVersion()));
+    extensions.put(AGGREGATE_TYPE, event.aggregateType());
+    extensions.put(SCHEMA_VERSION, Integer.toString(event.schemaVersion()));
+    for (Map.Entry<String, String> header : event.headers().asMap().entrySet()) {
+      if (RESERVED.contains(header.getKey())) {
+        throw new InvalidEventException(
+            "headers",
+            "key '"
+                + header.getKey()
+                + "' collides with the CloudEvents attribute of the same name; rename the header"
+                + " (reserved: "
+                + RESERVED
+                + ")");
+      }
+      extensions.put(header.getKey(), header.getValue());
+    }
+    return extensions;
+  }
+}
