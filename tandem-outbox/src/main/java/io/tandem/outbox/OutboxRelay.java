@@ -134,11 +134,6 @@ public final class OutboxRelay implements AutoCloseable {
   private final ExecutorService pipeline;
   private final ArrayDeque<Future<?>> inFlight = new ArrayDeque<>();
   private long cursor;
-  private long cursorSinceNanos;
-
-  /** How long reads may stay above the cursor before the pipeline drains and reads from 0. */
-  private static final Duration MAX_CURSOR_AGE = Duration.ofMillis(100);
-
   private volatile FaultInjector.SimulatedCrash crashed;
 
   private OutboxRelay(Builder b) {
@@ -234,10 +229,9 @@ public final class OutboxRelay implements AutoCloseable {
    * rows that are published but not recorded yet; and the claim holds back every event whose
    * earlier version lies at or below the cursor. Batches in flight therefore never hold two
    * versions of one aggregate in different batches, and can be published concurrently without
-   * breaking per-aggregate order. When a read finds nothing, or the cursor is older than {@code
-   * MAX_CURSOR_AGE}, the pipeline drains and the next read starts from the beginning again, so rows
-   * held back by the cursor, and rows that committed late with a smaller id, wait at most that long
-   * plus one cycle.
+   * breaking per-aggregate order. Only full batches (a backlog) are pipelined; after a partial
+   * batch, or an empty read, the pipeline drains and the next read starts from the beginning again,
+   * so rows held back by the cursor, and rows that committed late with a smaller id, are read soon.
    *
    * @return events read; -1 when the pipeline was drained and the caller should look again at once
    */
@@ -251,9 +245,6 @@ public final class OutboxRelay implements AutoCloseable {
     if (!owned.validAt(System.nanoTime())) {
       drain();
       return 0;
-    }
-    if (cursor > 0 && System.nanoTime() - cursorSinceNanos > MAX_CURSOR_AGE.toNanos()) {
-      drain(); // bound the wait of rows held back by the cursor, even under a steady stream
     }
     long from = pipelined ? cursor : 0;
     long readStart = System.nanoTime();
@@ -278,21 +269,17 @@ public final class OutboxRelay implements AutoCloseable {
       publishAndRecord(read, owned);
       return read.size();
     }
-    if (cursor == 0) {
-      cursorSinceNanos = System.nanoTime();
-    }
+    // A full batch means a backlog: keep reading above the cursor while it is published. A
+    // partial one means the relay has caught up: the next read waits for it and starts from the
+    // beginning, so a row that committed late with a smaller id is never passed over for long.
+    boolean backlog = read.size() == batchSize;
     cursor = read.get(read.size() - 1).rowId();
-    inFlight.add(
-        pipeline.submit(
-            () -> {
-              try {
-                publishAndRecord(read, owned);
-              } finally {
-                wakeUp(); // rows held back by the cursor can go once this batch is recorded
-              }
-            }));
+    inFlight.add(pipeline.submit(() -> publishAndRecord(read, owned)));
     while (inFlight.size() >= PIPELINE_DEPTH) {
       await(inFlight.poll());
+    }
+    if (!backlog) {
+      drain();
     }
     return read.size();
   }
