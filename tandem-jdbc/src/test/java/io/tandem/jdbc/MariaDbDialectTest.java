@@ -55,4 +55,9 @@ class MariaDbDialectTest extends DialectTest {
                         + " VALUES (UUID(), 'Order', 'o-1', 1, 'E', '{oops')"))
         .hasMessageContaining("tandem_outbox_payload_json");
   }
+
+  @Override
+  int expectedMigrations() {
+    return 3;
+  }
 }

@@ -13,4 +13,9 @@ class PostgresDialectTest extends DialectTest {
   Dialect expectedDialect() {
     return PostgresDialect.INSTANCE;
   }
+
+  @Override
+  int expectedMigrations() {
+    return 4;
+  }
 }
