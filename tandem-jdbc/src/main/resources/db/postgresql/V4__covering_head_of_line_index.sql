@@ -7,3 +7,11 @@ CREATE INDEX tandem_outbox_pending_by_aggregate
     ON tandem_outbox (aggregate_type, aggregate_id, aggregate_version)
     INCLUDE (id, quarantined_at, next_attempt_at)
     WHERE published_at IS NULL AND skipped_at IS NULL;
+
+-- The unique key on (aggregate_type, aggregate_id, aggregate_version) spans every row, published
+-- or not; led by those columns it looked cheaper to the planner for the same check, and the claim
+-- then walked each aggregate's whole history. Led by the version it still enforces uniqueness but
+-- no longer competes with the partial index above.
+ALTER TABLE tandem_outbox DROP CONSTRAINT tandem_outbox_aggregate_version_key;
+ALTER TABLE tandem_outbox ADD CONSTRAINT tandem_outbox_aggregate_version_key
+    UNIQUE (aggregate_version, aggregate_type, aggregate_id);
