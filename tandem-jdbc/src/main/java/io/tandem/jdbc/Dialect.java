@@ -68,6 +68,16 @@ public interface Dialect {
   }
 
   /**
+   * A statement run first in the transaction that marks a batch published, relaxing its commit
+   * durability where the database allows it per transaction; empty when it does not. A mark lost in
+   * a database crash only makes the relay publish those events again (at least once), so the relay
+   * need not wait for the disk, nor make writers wait behind its flushes.
+   */
+  default Optional<String> relayRecordPreamble() {
+    return Optional.empty();
+  }
+
+  /**
    * Starts a listener that calls {@code onNotify} soon after new outbox rows commit, when the
    * database can push notifications (PostgreSQL's LISTEN/NOTIFY). Empty when it cannot: the relay
    * then relies on polling alone.

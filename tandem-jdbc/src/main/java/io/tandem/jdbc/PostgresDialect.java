@@ -268,6 +268,11 @@ public final class PostgresDialect implements Dialect {
   }
 
   @Override
+  public Optional<String> relayRecordPreamble() {
+    return Optional.of("SET LOCAL synchronous_commit TO OFF");
+  }
+
+  @Override
   public String outboxInsert() {
     return INSERT;
   }

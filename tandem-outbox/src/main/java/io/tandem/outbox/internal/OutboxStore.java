@@ -96,6 +96,11 @@ public final class OutboxStore {
           dataSource,
           dialect.relayIsolation(),
           conn -> {
+            if (dialect.relayRecordPreamble().isPresent()) {
+              try (java.sql.Statement s = conn.createStatement()) {
+                s.execute(dialect.relayRecordPreamble().get());
+              }
+            }
             int marked =
                 acknowledged.isEmpty() ? 0 : markPublished(conn, relayId, owned, acknowledged);
             for (Failure f : failures) {
