@@ -8,7 +8,9 @@ import io.tandem.jdbc.Transactions;
 import io.tandem.outbox.Outbox;
 import io.tandem.outbox.OutboxOperations;
 import io.tandem.outbox.OutboxStatus;
+import io.tandem.testkit.DatabaseServer;
 import io.tandem.testkit.IsolatedDatabase;
+import io.tandem.testkit.RequiresMariaDb;
 import io.tandem.testkit.TestInfrastructure;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -53,8 +55,19 @@ class RelayClusterTest {
   }
 
   @Test
-  void killedAndJoiningRelaysKeepEveryAggregateInOrderWithNothingLost() throws Exception {
-    db = TestInfrastructure.postgres().createDatabase("relay_cluster");
+  void onPostgresKilledAndJoiningRelaysKeepEveryAggregateInOrderWithNothingLost() throws Exception {
+    killedAndJoiningRelaysKeepEveryAggregateInOrderWithNothingLost(TestInfrastructure.postgres());
+  }
+
+  @Test
+  @RequiresMariaDb
+  void onMariaDbKilledAndJoiningRelaysKeepEveryAggregateInOrderWithNothingLost() throws Exception {
+    killedAndJoiningRelaysKeepEveryAggregateInOrderWithNothingLost(TestInfrastructure.mariadb());
+  }
+
+  private void killedAndJoiningRelaysKeepEveryAggregateInOrderWithNothingLost(DatabaseServer server)
+      throws Exception {
+    db = server.createDatabase("relay_cluster");
     String kafka = TestInfrastructure.kafka().bootstrapServers();
     String prefix = "cluster-" + UUID.randomUUID().toString().substring(0, 8) + ".";
     String topic = prefix + "account";
