@@ -28,6 +28,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -44,6 +45,11 @@ abstract class OutboxRelayTest {
 
   /** Creates this suite's database on the server under test. */
   abstract OutboxDatabase openDatabase(String prefix);
+
+  /** Whether the database announces committed inserts (PostgreSQL's LISTEN/NOTIFY). */
+  boolean announcesInserts() {
+    return false;
+  }
 
   @BeforeAll
   void setUp() {
@@ -483,6 +489,39 @@ abstract class OutboxRelayTest {
                   == 1;
             });
     assertThat(db.count("SELECT attempts FROM tandem_outbox")).isEqualTo(3);
+  }
+
+  @Test
+  void anIdleRelayIsWokenByTheInsertNotificationNotByItsPoll() {
+    Assumptions.assumeTrue(announcesInserts(), "this database has no insert notifications");
+    // Poll and heartbeat far apart: only the notification can make the relay look in time.
+    OutboxRelay.Builder slow =
+        relay("r-sleepy")
+            .pollInterval(Duration.ofSeconds(30))
+            .heartbeatInterval(Duration.ofSeconds(15))
+            .leaseDuration(Duration.ofSeconds(40));
+    OutboxRelay deaf = started(slow.listenForInserts(false));
+    await().atMost(Duration.ofSeconds(5)).until(() -> deaf.status().ownedPartitions().size() == 64);
+    append(1, 1);
+    await()
+        .during(Duration.ofSeconds(2))
+        .atMost(Duration.ofSeconds(3))
+        .until(() -> unpublished() == 1); // the control: without LISTEN it stays unpublished
+    deaf.close();
+
+    OutboxRelay listening =
+        started(
+            relay("r-listening")
+                .pollInterval(Duration.ofSeconds(30))
+                .heartbeatInterval(Duration.ofSeconds(15))
+                .leaseDuration(Duration.ofSeconds(40)));
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> listening.status().ownedPartitions().size() == 64);
+    await().atMost(Duration.ofSeconds(3)).until(() -> unpublished() == 0);
+    append("late-", 1, 1);
+    await().atMost(Duration.ofSeconds(3)).until(() -> unpublished() == 0);
+    assertThat(listening.publishedCount()).isEqualTo(2);
   }
 
   @Test

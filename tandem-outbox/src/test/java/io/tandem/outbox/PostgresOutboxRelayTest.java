@@ -5,4 +5,9 @@ class PostgresOutboxRelayTest extends OutboxRelayTest {
   OutboxDatabase openDatabase(String prefix) {
     return OutboxDatabase.postgres(prefix);
   }
+
+  @Override
+  boolean announcesInserts() {
+    return true;
+  }
 }
