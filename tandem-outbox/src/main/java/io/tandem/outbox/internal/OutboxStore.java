@@ -11,9 +11,11 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
 import javax.sql.DataSource;
 
@@ -96,9 +98,10 @@ public final class OutboxStore {
           dataSource,
           dialect.relayIsolation(),
           conn -> {
-            if (dialect.relayRecordPreamble().isPresent()) {
-              try (java.sql.Statement s = conn.createStatement()) {
-                s.execute(dialect.relayRecordPreamble().get());
+            Optional<String> preamble = dialect.relayRecordPreamble();
+            if (preamble.isPresent()) {
+              try (Statement s = conn.createStatement()) {
+                s.execute(preamble.get());
               }
             }
             int marked =
