@@ -1,14 +1,10 @@
 package io.tandem.kafka;
 
 import io.tandem.core.Event;
-import io.tandem.core.EventHeaders;
 import io.tandem.testkit.KafkaBroker;
+import io.tandem.testkit.TestEvents;
 import io.tandem.testkit.TestInfrastructure;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -32,7 +28,7 @@ import org.apache.kafka.common.serialization.StringSerializer;
 
 /** Real-broker helpers shared by the module's tests. */
 final class KafkaTestSupport {
-  static final String TRACEPARENT = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+  static final String TRACEPARENT = TestEvents.TRACEPARENT;
 
   private KafkaTestSupport() {}
 
@@ -52,31 +48,12 @@ final class KafkaTestSupport {
   }
 
   static Event event(String aggregateType, String aggregateId, long version) {
-    return Event.builder()
-        .aggregate(aggregateType, aggregateId, version)
-        .eventType("OrderPlaced")
-        .schemaVersion(2)
-        .payload(
-            "{\"orderId\":\"" + aggregateId + "\",\"version\":" + version + ",\"note\":\"é€\"}")
-        .headers(
-            EventHeaders.builder()
-                .traceparent(TRACEPARENT)
-                .tracestate("vendor=abc")
-                .tenant("acme")
-                .correlationId("checkout-" + aggregateId)
-                .put("origin", "tests")
-                .build())
-        .occurredAt(Instant.parse("2025-03-01T10:15:30.123456Z").plusSeconds(version))
-        .build();
+    return TestEvents.event(aggregateType, aggregateId, version);
   }
 
   /** {@code count} events spread over {@code aggregates} aggregates, versions increasing. */
   static List<Event> events(String aggregateType, int aggregates, int count) {
-    List<Event> events = new ArrayList<>();
-    for (int i = 0; i < count; i++) {
-      events.add(event(aggregateType, "order-" + (i % aggregates), i / aggregates + 1));
-    }
-    return events;
+    return TestEvents.events(aggregateType, aggregates, count);
   }
 
   static KafkaTransport transport(TopicRouter router) {
@@ -170,10 +147,6 @@ final class KafkaTestSupport {
 
   /** A loopback port on which nothing listens. */
   static int closedPort() {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    return TestEvents.closedPort();
   }
 }

@@ -13,12 +13,10 @@ import io.nats.client.api.OrderedConsumerConfiguration;
 import io.nats.client.api.StorageType;
 import io.nats.client.api.StreamConfiguration;
 import io.tandem.core.Event;
-import io.tandem.core.EventHeaders;
+import io.tandem.testkit.TestEvents;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -29,7 +27,7 @@ import java.util.UUID;
  * nats://127.0.0.1:4222}. Each test creates its own uniquely named stream and deletes it.
  */
 final class NatsTestSupport {
-  static final String TRACEPARENT = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+  static final String TRACEPARENT = TestEvents.TRACEPARENT;
   static final String SOURCE = "/tandem/orders-service";
 
   private static Connection admin;
@@ -144,31 +142,12 @@ final class NatsTestSupport {
   }
 
   static Event event(String aggregateType, String aggregateId, long version) {
-    return Event.builder()
-        .aggregate(aggregateType, aggregateId, version)
-        .eventType("OrderPlaced")
-        .schemaVersion(2)
-        .payload(
-            "{\"orderId\":\"" + aggregateId + "\",\"version\":" + version + ",\"note\":\"é€\"}")
-        .headers(
-            EventHeaders.builder()
-                .traceparent(TRACEPARENT)
-                .tracestate("vendor=abc")
-                .tenant("acme")
-                .correlationId("checkout-" + aggregateId)
-                .put("origin", "tests")
-                .build())
-        .occurredAt(Instant.parse("2025-03-01T10:15:30.123456Z").plusSeconds(version))
-        .build();
+    return TestEvents.event(aggregateType, aggregateId, version);
   }
 
   /** {@code count} events spread over {@code aggregates} aggregates, versions increasing. */
   static List<Event> events(String aggregateType, int aggregates, int count) {
-    List<Event> events = new ArrayList<>();
-    for (int i = 0; i < count; i++) {
-      events.add(event(aggregateType, "order-" + (i % aggregates), i / aggregates + 1));
-    }
-    return events;
+    return TestEvents.events(aggregateType, aggregates, count);
   }
 
   static JetStreamTransport transport(SubjectRouter router) {
@@ -177,10 +156,6 @@ final class NatsTestSupport {
 
   /** A loopback port on which nothing listens. */
   static int closedPort() {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    return TestEvents.closedPort();
   }
 }

@@ -8,12 +8,10 @@ import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
 import com.rabbitmq.client.GetResponse;
 import io.tandem.core.Event;
-import io.tandem.core.EventHeaders;
+import io.tandem.testkit.TestEvents;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -27,7 +25,7 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class RabbitTestSupport {
   static final String DEFAULT_URI = "amqp://guest:guest@127.0.0.1:5672/";
-  static final String TRACEPARENT = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+  static final String TRACEPARENT = TestEvents.TRACEPARENT;
   static final String SOURCE = "/tandem/orders-service";
 
   private static Connection admin;
@@ -78,22 +76,7 @@ final class RabbitTestSupport {
   }
 
   static Event event(String aggregateType, String aggregateId, long version) {
-    return Event.builder()
-        .aggregate(aggregateType, aggregateId, version)
-        .eventType("OrderPlaced")
-        .schemaVersion(2)
-        .payload(
-            "{\"orderId\":\"" + aggregateId + "\",\"version\":" + version + ",\"note\":\"é€\"}")
-        .headers(
-            EventHeaders.builder()
-                .traceparent(TRACEPARENT)
-                .tracestate("vendor=abc")
-                .tenant("acme")
-                .correlationId("checkout-" + aggregateId)
-                .put("origin", "tests")
-                .build())
-        .occurredAt(Instant.parse("2025-03-01T10:15:30.123456Z").plusSeconds(version))
-        .build();
+    return TestEvents.event(aggregateType, aggregateId, version);
   }
 
   /** {@code count} events spread over {@code aggregates} aggregates, versions increasing. */
@@ -107,11 +90,7 @@ final class RabbitTestSupport {
 
   /** A local port nothing listens on. */
   static int closedPort() {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    return TestEvents.closedPort();
   }
 
   /**

@@ -1,12 +1,7 @@
 package io.tandem.redis;
 
 import io.tandem.core.Event;
-import io.tandem.core.EventHeaders;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.ServerSocket;
-import java.time.Instant;
-import java.util.ArrayList;
+import io.tandem.testkit.TestEvents;
 import java.util.List;
 import java.util.UUID;
 import redis.clients.jedis.RedisClient;
@@ -18,7 +13,7 @@ import redis.clients.jedis.resps.ScanResult;
  * redis://127.0.0.1:6379}. Each test writes to its own uniquely prefixed keys and deletes them.
  */
 final class RedisTestSupport {
-  static final String TRACEPARENT = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+  static final String TRACEPARENT = TestEvents.TRACEPARENT;
   static final String SOURCE = "/tandem/orders-service";
 
   private static RedisClient admin;
@@ -56,31 +51,12 @@ final class RedisTestSupport {
   }
 
   static Event event(String aggregateType, String aggregateId, long version) {
-    return Event.builder()
-        .aggregate(aggregateType, aggregateId, version)
-        .eventType("OrderPlaced")
-        .schemaVersion(2)
-        .payload(
-            "{\"orderId\":\"" + aggregateId + "\",\"version\":" + version + ",\"note\":\"é€\"}")
-        .headers(
-            EventHeaders.builder()
-                .traceparent(TRACEPARENT)
-                .tracestate("vendor=abc")
-                .tenant("acme")
-                .correlationId("checkout-" + aggregateId)
-                .put("origin", "tests")
-                .build())
-        .occurredAt(Instant.parse("2025-03-01T10:15:30.123456Z").plusSeconds(version))
-        .build();
+    return TestEvents.event(aggregateType, aggregateId, version);
   }
 
   /** {@code count} events spread over {@code aggregates} aggregates, versions increasing. */
   static List<Event> events(String aggregateType, int aggregates, int count) {
-    List<Event> events = new ArrayList<>();
-    for (int i = 0; i < count; i++) {
-      events.add(event(aggregateType, "order-" + (i % aggregates), i / aggregates + 1));
-    }
-    return events;
+    return TestEvents.events(aggregateType, aggregates, count);
   }
 
   static RedisStreamsTransport transport(StreamRouter router) {
@@ -89,10 +65,6 @@ final class RedisTestSupport {
 
   /** A loopback port on which nothing listens. */
   static int closedPort() {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    return TestEvents.closedPort();
   }
 }
