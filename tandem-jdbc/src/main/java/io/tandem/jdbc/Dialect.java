@@ -227,6 +227,100 @@ public interface Dialect {
    */
   String inboxInsert();
 
+  // ---- consumer: ordering guard, parked events, dead letters, retention -----------------------
+
+  /**
+   * Creates a consumer's position for an aggregate unless it exists; affects no row when it does.
+   * Parameters: consumer, aggregate_type, aggregate_id, last_version.
+   */
+  String positionCreate();
+
+  /**
+   * Reads and locks a consumer's position for an aggregate until the transaction ends. Parameters:
+   * consumer, aggregate_type, aggregate_id. Column: last_version.
+   */
+  String positionLock();
+
+  /** Moves a position forward. Parameters: last_version, consumer, aggregate_type, aggregate_id. */
+  String positionUpdate();
+
+  /**
+   * Keeps an event that arrived before its predecessor; affects no row when it is parked already.
+   * Parameters: consumer, aggregate_type, aggregate_id, aggregate_version, event_id, event_type,
+   * schema_version, payload, headers (JSON text), occurred_at, origin.
+   */
+  String parkedInsert();
+
+  /**
+   * The parked event of one version. Parameters: consumer, aggregate_type, aggregate_id,
+   * aggregate_version. Columns: event_id, event_type, schema_version, payload, headers,
+   * occurred_at, origin.
+   */
+  String parkedFind();
+
+  /**
+   * Removes parked events at or below a version. Parameters: consumer, aggregate_type,
+   * aggregate_id, aggregate_version.
+   */
+  String parkedDelete();
+
+  /**
+   * Aggregates whose parked events wait longer than a threshold for a predecessor, oldest first.
+   * Parameters: consumer, age in milliseconds, limit. Columns: aggregate_type, aggregate_id,
+   * last_version (null when nothing was applied), first_parked, parked (count), oldest_parked_at,
+   * waiting_ms.
+   */
+  String parkedGaps();
+
+  /**
+   * Counts parked events and the age of the oldest. Parameter: consumer. Columns: parked, oldest_ms
+   * (null when none).
+   */
+  String parkedSummary();
+
+  /**
+   * Records a dead letter. Parameters: consumer, reason_class, reason, attempts, origin,
+   * raw_headers (JSON text), raw_body (bytes), event_id, aggregate_type, aggregate_id,
+   * aggregate_version, event_type (the last five may be null).
+   */
+  String deadLetterInsert();
+
+  /**
+   * Lists a consumer's dead letters of one status after an id, in id order. Parameters: consumer,
+   * status, after id, limit. Columns: every column of {@code tandem_dead_letter}.
+   */
+  String deadLetterList();
+
+  /**
+   * Reads and locks one dead letter. Parameters: id. Columns: every column of {@code
+   * tandem_dead_letter}.
+   */
+  String deadLetterLock();
+
+  /** Resolves a dead letter. Parameters: new status, id. Affects one row only while it is DEAD. */
+  String deadLetterResolve();
+
+  /**
+   * The oldest open dead letter holding an aggregate back. Parameters: consumer, aggregate_type,
+   * aggregate_id. Columns: id, aggregate_version, reason.
+   */
+  String deadLetterBlocking();
+
+  /** Counts a consumer's open dead letters. Parameter: consumer. Column: count. */
+  String deadLetterCount();
+
+  /**
+   * Counts processed-event records older than an age. Parameter: age in milliseconds. Column:
+   * count.
+   */
+  String inboxRetentionCount();
+
+  /**
+   * Deletes one batch of processed-event records older than an age, oldest first. Parameters: age
+   * in milliseconds, batch size.
+   */
+  String inboxRetentionDelete();
+
   /** Whether the SQLState means a unique or primary-key violation. */
   boolean isUniqueViolation(SQLException e);
 

@@ -291,6 +291,88 @@ public final class MariaDbDialect implements Dialect {
 
   // INSERT IGNORE also downgrades other errors (truncation, NOT NULL) to warnings; V2__inbox.sql
   // gives the table no column or constraint such a row could meet.
+  private static final String POSITION_CREATE =
+      """
+      INSERT IGNORE INTO tandem_inbox_position
+          (consumer, aggregate_type, aggregate_id, last_version)
+      VALUES (?, ?, ?, ?)
+      """;
+
+  private static final String POSITION_LOCK =
+      """
+      SELECT last_version FROM tandem_inbox_position
+       WHERE consumer = ? AND aggregate_type = ? AND aggregate_id = ?
+         FOR UPDATE
+      """;
+
+  private static final String POSITION_UPDATE =
+      """
+      UPDATE tandem_inbox_position SET last_version = ?, updated_at = UTC_TIMESTAMP(6)
+       WHERE consumer = ? AND aggregate_type = ? AND aggregate_id = ?
+      """;
+
+  private static final String PARKED_INSERT =
+      """
+      INSERT IGNORE INTO tandem_inbox_parked
+          (consumer, aggregate_type, aggregate_id, aggregate_version, event_id, event_type,
+           schema_version, payload, headers, occurred_at, origin)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      """;
+
+  private static final String PARKED_GAPS =
+      """
+      SELECT p.aggregate_type, p.aggregate_id, pos.last_version,
+             min(p.aggregate_version) AS first_parked, count(*) AS parked,
+             min(p.parked_at) AS oldest_parked_at,
+             TIMESTAMPDIFF(MICROSECOND, min(p.parked_at), UTC_TIMESTAMP(6)) DIV 1000 AS waiting_ms
+        FROM tandem_inbox_parked p
+        LEFT JOIN tandem_inbox_position pos
+          ON pos.consumer = p.consumer AND pos.aggregate_type = p.aggregate_type
+         AND pos.aggregate_id = p.aggregate_id
+       WHERE p.consumer = ?
+       GROUP BY p.aggregate_type, p.aggregate_id, pos.last_version
+      HAVING min(p.parked_at) <= UTC_TIMESTAMP(6) - INTERVAL (? * 1000) MICROSECOND
+       ORDER BY min(p.parked_at)
+       LIMIT ?
+      """;
+
+  private static final String PARKED_SUMMARY =
+      """
+      SELECT count(*) AS parked,
+             TIMESTAMPDIFF(MICROSECOND, min(parked_at), UTC_TIMESTAMP(6)) DIV 1000 AS oldest_ms
+        FROM tandem_inbox_parked
+       WHERE consumer = ?
+      """;
+
+  private static final String DEAD_LETTER_INSERT =
+      """
+      INSERT INTO tandem_dead_letter
+          (consumer, reason_class, reason, attempts, origin, raw_headers, raw_body, event_id,
+           aggregate_type, aggregate_id, aggregate_version, event_type)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      """;
+
+  private static final String DEAD_LETTER_RESOLVE =
+      """
+      UPDATE tandem_dead_letter SET status = ?, resolved_at = UTC_TIMESTAMP(6)
+       WHERE id = ? AND status = 'DEAD'
+      """;
+
+  private static final String INBOX_RETENTION_COUNT =
+      """
+      SELECT count(*) AS count FROM tandem_inbox
+       WHERE processed_at < UTC_TIMESTAMP(6) - INTERVAL (? * 1000) MICROSECOND
+      """;
+
+  // A single-table DELETE takes ORDER BY and LIMIT itself (see RETENTION_DELETE).
+  private static final String INBOX_RETENTION_DELETE =
+      """
+      DELETE FROM tandem_inbox
+       WHERE processed_at < UTC_TIMESTAMP(6) - INTERVAL (? * 1000) MICROSECOND
+       ORDER BY processed_at
+       LIMIT ?
+      """;
+
   private static final String INBOX_INSERT =
       """
       INSERT IGNORE INTO tandem_inbox
@@ -467,6 +549,86 @@ public final class MariaDbDialect implements Dialect {
   @Override
   public String inboxInsert() {
     return INBOX_INSERT;
+  }
+
+  @Override
+  public String positionCreate() {
+    return POSITION_CREATE;
+  }
+
+  @Override
+  public String positionLock() {
+    return POSITION_LOCK;
+  }
+
+  @Override
+  public String positionUpdate() {
+    return POSITION_UPDATE;
+  }
+
+  @Override
+  public String parkedInsert() {
+    return PARKED_INSERT;
+  }
+
+  @Override
+  public String parkedFind() {
+    return PortableSql.PARKED_FIND;
+  }
+
+  @Override
+  public String parkedDelete() {
+    return PortableSql.PARKED_DELETE;
+  }
+
+  @Override
+  public String parkedGaps() {
+    return PARKED_GAPS;
+  }
+
+  @Override
+  public String parkedSummary() {
+    return PARKED_SUMMARY;
+  }
+
+  @Override
+  public String deadLetterInsert() {
+    return DEAD_LETTER_INSERT;
+  }
+
+  @Override
+  public String deadLetterList() {
+    return PortableSql.DEAD_LETTER_LIST;
+  }
+
+  @Override
+  public String deadLetterLock() {
+    return PortableSql.DEAD_LETTER_LOCK;
+  }
+
+  @Override
+  public String deadLetterResolve() {
+    return DEAD_LETTER_RESOLVE;
+  }
+
+  @Override
+  public String deadLetterBlocking() {
+    return PortableSql.DEAD_LETTER_BLOCKING;
+  }
+
+  @Override
+  public String deadLetterCount() {
+    return PortableSql.DEAD_LETTER_COUNT;
+  }
+
+  @Override
+  public String inboxRetentionCount() {
+    return INBOX_RETENTION_COUNT;
+  }
+
+  @Override
+  public String inboxRetentionDelete() {
+    return INBOX_RETENTION_DELETE;
   }
 
   @Override

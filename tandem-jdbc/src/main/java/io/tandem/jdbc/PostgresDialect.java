@@ -237,6 +237,90 @@ public final class PostgresDialect implements Dialect {
                      LIMIT ?)
       """;
 
+  private static final String POSITION_CREATE =
+      """
+      INSERT INTO tandem_inbox_position (consumer, aggregate_type, aggregate_id, last_version)
+      VALUES (?, ?, ?, ?)
+      ON CONFLICT DO NOTHING
+      """;
+
+  private static final String POSITION_LOCK =
+      """
+      SELECT last_version FROM tandem_inbox_position
+       WHERE consumer = ? AND aggregate_type = ? AND aggregate_id = ?
+         FOR UPDATE
+      """;
+
+  private static final String POSITION_UPDATE =
+      """
+      UPDATE tandem_inbox_position SET last_version = ?, updated_at = now()
+       WHERE consumer = ? AND aggregate_type = ? AND aggregate_id = ?
+      """;
+
+  private static final String PARKED_INSERT =
+      """
+      INSERT INTO tandem_inbox_parked
+          (consumer, aggregate_type, aggregate_id, aggregate_version, event_id, event_type,
+           schema_version, payload, headers, occurred_at, origin)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      ON CONFLICT DO NOTHING
+      """;
+
+  private static final String PARKED_GAPS =
+      """
+      SELECT p.aggregate_type, p.aggregate_id, pos.last_version,
+             min(p.aggregate_version) AS first_parked, count(*) AS parked,
+             min(p.parked_at) AS oldest_parked_at,
+             (extract(epoch FROM now() - min(p.parked_at)) * 1000)::bigint AS waiting_ms
+        FROM tandem_inbox_parked p
+        LEFT JOIN tandem_inbox_position pos
+          ON pos.consumer = p.consumer AND pos.aggregate_type = p.aggregate_type
+         AND pos.aggregate_id = p.aggregate_id
+       WHERE p.consumer = ?
+       GROUP BY p.aggregate_type, p.aggregate_id, pos.last_version
+      HAVING min(p.parked_at) <= now() - make_interval(secs => ? / 1000.0)
+       ORDER BY min(p.parked_at)
+       LIMIT ?
+      """;
+
+  private static final String PARKED_SUMMARY =
+      """
+      SELECT count(*) AS parked,
+             (extract(epoch FROM now() - min(parked_at)) * 1000)::bigint AS oldest_ms
+        FROM tandem_inbox_parked
+       WHERE consumer = ?
+      """;
+
+  private static final String DEAD_LETTER_INSERT =
+      """
+      INSERT INTO tandem_dead_letter
+          (consumer, reason_class, reason, attempts, origin, raw_headers, raw_body, event_id,
+           aggregate_type, aggregate_id, aggregate_version, event_type)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      """;
+
+  private static final String DEAD_LETTER_RESOLVE =
+      """
+      UPDATE tandem_dead_letter SET status = ?, resolved_at = now()
+       WHERE id = ? AND status = 'DEAD'
+      """;
+
+  private static final String INBOX_RETENTION_COUNT =
+      """
+      SELECT count(*) AS count FROM tandem_inbox
+       WHERE processed_at < now() - make_interval(secs => ? / 1000.0)
+      """;
+
+  private static final String INBOX_RETENTION_DELETE =
+      """
+      DELETE FROM tandem_inbox
+       WHERE (consumer, event_id) IN
+             (SELECT consumer, event_id FROM tandem_inbox
+               WHERE processed_at < now() - make_interval(secs => ? / 1000.0)
+               ORDER BY processed_at
+               LIMIT ?)
+      """;
+
   private static final String INBOX_INSERT =
       """
       INSERT INTO tandem_inbox
@@ -395,6 +479,86 @@ public final class PostgresDialect implements Dialect {
   @Override
   public String inboxInsert() {
     return INBOX_INSERT;
+  }
+
+  @Override
+  public String positionCreate() {
+    return POSITION_CREATE;
+  }
+
+  @Override
+  public String positionLock() {
+    return POSITION_LOCK;
+  }
+
+  @Override
+  public String positionUpdate() {
+    return POSITION_UPDATE;
+  }
+
+  @Override
+  public String parkedInsert() {
+    return PARKED_INSERT;
+  }
+
+  @Override
+  public String parkedFind() {
+    return PortableSql.PARKED_FIND;
+  }
+
+  @Override
+  public String parkedDelete() {
+    return PortableSql.PARKED_DELETE;
+  }
+
+  @Override
+  public String parkedGaps() {
+    return PARKED_GAPS;
+  }
+
+  @Override
+  public String parkedSummary() {
+    return PARKED_SUMMARY;
+  }
+
+  @Override
+  public String deadLetterInsert() {
+    return DEAD_LETTER_INSERT;
+  }
+
+  @Override
+  public String deadLetterList() {
+    return PortableSql.DEAD_LETTER_LIST;
+  }
+
+  @Override
+  public String deadLetterLock() {
+    return PortableSql.DEAD_LETTER_LOCK;
+  }
+
+  @Override
+  public String deadLetterResolve() {
+    return DEAD_LETTER_RESOLVE;
+  }
+
+  @Override
+  public String deadLetterBlocking() {
+    return PortableSql.DEAD_LETTER_BLOCKING;
+  }
+
+  @Override
+  public String deadLetterCount() {
+    return PortableSql.DEAD_LETTER_COUNT;
+  }
+
+  @Override
+  public String inboxRetentionCount() {
+    return INBOX_RETENTION_COUNT;
+  }
+
+  @Override
+  public String inboxRetentionDelete() {
+    return INBOX_RETENTION_DELETE;
   }
 
   @Override

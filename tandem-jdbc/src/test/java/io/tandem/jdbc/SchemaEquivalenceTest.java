@@ -27,7 +27,14 @@ import org.junit.jupiter.api.Test;
 @RequiresMariaDb
 class SchemaEquivalenceTest {
   private static final Set<String> TABLES =
-      Set.of("tandem_outbox", "tandem_inbox", "tandem_relay_partition", "tandem_relay_instance");
+      Set.of(
+          "tandem_outbox",
+          "tandem_inbox",
+          "tandem_relay_partition",
+          "tandem_relay_instance",
+          "tandem_inbox_position",
+          "tandem_inbox_parked",
+          "tandem_dead_letter");
 
   private static final String POSTGRES_COLUMNS =
       """
@@ -147,6 +154,7 @@ class SchemaEquivalenceTest {
               case "jsonb" -> "json";
               case "bigint" -> "bigint";
               case "integer" -> "integer";
+              case "bytea" -> "bytes";
               case "timestamp with time zone" -> "timestamp";
               default -> "unexpected " + rs.getString("data_type");
             };
@@ -191,6 +199,7 @@ class SchemaEquivalenceTest {
               case "longtext" -> rs.getBoolean("json_checked") ? "json" : "text";
               case "bigint" -> "bigint";
               case "int" -> "integer";
+              case "longblob" -> "bytes";
               // DATETIME(6) holding UTC stands for timestamptz; microseconds as on PostgreSQL.
               case "datetime" ->
                   columnType.equals("datetime(6)") ? "timestamp" : "unexpected " + columnType;
