@@ -51,6 +51,8 @@ CREATE TABLE tandem_dead_letter (
     aggregate_id      VARCHAR(255),
     aggregate_version BIGINT,
     event_type        TEXT,
+    -- The decoded event as Tandem's JSON envelope, when the message could be decoded.
+    event_json        LONGTEXT,
     dead_at           DATETIME(6)  NOT NULL DEFAULT (UTC_TIMESTAMP(6)),
     resolved_at       DATETIME(6),
     CONSTRAINT tandem_dead_letter_pkey PRIMARY KEY (id),

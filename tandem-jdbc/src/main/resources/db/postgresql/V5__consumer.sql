@@ -51,6 +51,8 @@ CREATE TABLE tandem_dead_letter (
     aggregate_id      text,
     aggregate_version bigint,
     event_type        text,
+    -- The decoded event as Tandem's JSON envelope, when the message could be decoded.
+    event_json        text,
     dead_at           timestamptz NOT NULL DEFAULT now(),
     resolved_at       timestamptz,
     CONSTRAINT tandem_dead_letter_pkey PRIMARY KEY (id),

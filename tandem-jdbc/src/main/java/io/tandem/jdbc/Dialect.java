@@ -281,7 +281,7 @@ public interface Dialect {
   /**
    * Records a dead letter. Parameters: consumer, reason_class, reason, attempts, origin,
    * raw_headers (JSON text), raw_body (bytes), event_id, aggregate_type, aggregate_id,
-   * aggregate_version, event_type (the last five may be null).
+   * aggregate_version, event_type, event_json (the last six may be null).
    */
   String deadLetterInsert();
 

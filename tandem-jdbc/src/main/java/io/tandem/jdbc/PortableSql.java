@@ -18,7 +18,7 @@ final class PortableSql {
   static final String DEAD_LETTER_COLUMNS =
       """
       SELECT id, consumer, status, reason_class, reason, attempts, origin, raw_headers, raw_body,
-             event_id, aggregate_type, aggregate_id, aggregate_version, event_type, dead_at,
+             event_id, aggregate_type, aggregate_id, aggregate_version, event_type, event_json, dead_at,
              resolved_at
         FROM tandem_dead_letter
       """;

@@ -295,8 +295,8 @@ public final class PostgresDialect implements Dialect {
       """
       INSERT INTO tandem_dead_letter
           (consumer, reason_class, reason, attempts, origin, raw_headers, raw_body, event_id,
-           aggregate_type, aggregate_id, aggregate_version, event_type)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+           aggregate_type, aggregate_id, aggregate_version, event_type, event_json)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
       """;
 
   private static final String DEAD_LETTER_RESOLVE =

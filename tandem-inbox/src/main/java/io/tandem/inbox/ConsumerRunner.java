@@ -1,0 +1,374 @@
+package io.tandem.inbox;
+
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.tandem.core.FaultInjector;
+import io.tandem.core.spi.InboundMessage;
+import io.tandem.core.spi.MessageSource;
+import io.tandem.inbox.InboxProcessor.Decoded;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs a consumer: takes messages from a {@link MessageSource} (Kafka, RabbitMQ, NATS JetStream,
+ * Redis Streams) and applies them through an {@link InboxProcessor}, different aggregates in
+ * parallel and each aggregate's events one after the other.
+ *
+ * <pre>{@code
+ * ConsumerRunner runner = ConsumerRunner.builder()
+ *     .source(KafkaMessageSource.builder()
+ *         .bootstrapServers("kafka:9092").groupId("billing").topics(List.of("tandem.order"))
+ *         .build())
+ *     .processor(billing)
+ *     .concurrency(4)
+ *     .build();
+ * runner.start();
+ * ...
+ * runner.close(); // finishes the messages being applied, leaves the rest to redelivery
+ * }</pre>
+ *
+ * <p>How it works: the source's thread decodes each message and puts it on one of {@code
+ * concurrency} lanes chosen by its aggregate (type and id); each lane is one worker thread ({@code
+ * tandem-consumer-<consumer>-<n>}) that processes its messages in arrival order. At most {@code
+ * maxInFlight} messages are taken and not yet finished; beyond that the source's hand-over blocks
+ * (back-pressure: the source fetches nothing more). A message is acknowledged by the processor only
+ * after its transaction committed, so a crash, a {@link #close()} or a rebalance loses nothing and
+ * the inbox makes the redelivery harmless. A failing message blocks its lane while it is retried
+ * (other lanes go on), then goes to the dead-letter table.
+ *
+ * <p>Every {@code gapCheckInterval} the runner calls {@link InboxProcessor#checkGaps()} (metrics
+ * and warnings for events parked too long).
+ *
+ * <p>Defaults: concurrency 4, maxInFlight 256, gap check every 30 s, close timeout 30 s. Gauge
+ * {@code tandem.consumer.in_flight}. Thread-safe.
+ */
+public final class ConsumerRunner implements AutoCloseable {
+  public static final int DEFAULT_CONCURRENCY = 4;
+  public static final int DEFAULT_MAX_IN_FLIGHT = 256;
+  public static final Duration DEFAULT_GAP_CHECK_INTERVAL = Duration.ofSeconds(30);
+  public static final Duration DEFAULT_CLOSE_TIMEOUT = Duration.ofSeconds(30);
+
+  private static final Logger LOG = LoggerFactory.getLogger(ConsumerRunner.class);
+
+  private final MessageSource source;
+  private final InboxProcessor processor;
+  private final int maxInFlight;
+  private final Duration gapCheckInterval;
+  private final Duration closeTimeout;
+  private final Semaphore permits;
+  private final List<Lane> lanes = new ArrayList<>();
+  private final AtomicLong inFlight = new AtomicLong();
+  private volatile boolean stopping;
+  private volatile boolean crashed;
+  private ScheduledExecutorService gapChecker; // guarded by this
+  private boolean started; // guarded by this
+  private boolean closed; // guarded by this
+
+  private ConsumerRunner(Builder b) {
+    this.source = b.source;
+    this.processor = b.processor;
+    this.maxInFlight = b.maxInFlight;
+    this.gapCheckInterval = b.gapCheckInterval;
+    this.closeTimeout = b.closeTimeout;
+    this.permits = new Semaphore(b.maxInFlight);
+    for (int i = 0; i < b.concurrency; i++) {
+      lanes.add(new Lane(i));
+    }
+    Gauge.builder("tandem.consumer.in_flight", inFlight, AtomicLong::get)
+        .description("Messages taken from the source and not yet finished")
+        .tag("consumer", processor.consumer())
+        .register(b.meterRegistry);
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * Starts the lanes, the gap checker and the source.
+   *
+   * @throws IllegalStateException if already started or closed
+   */
+  public synchronized void start() {
+    if (closed || started) {
+      throw new IllegalStateException(
+          "consumer runner " + processor.consumer() + " is " + (closed ? "closed" : "started"));
+    }
+    started = true;
+    for (Lane lane : lanes) {
+      lane.thread.start();
+    }
+    gapChecker =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "tandem-consumer-" + processor.consumer() + "-gaps");
+              t.setDaemon(true);
+              return t;
+            });
+    gapChecker.scheduleWithFixedDelay(
+        this::checkGaps,
+        gapCheckInterval.toMillis(),
+        gapCheckInterval.toMillis(),
+        TimeUnit.MILLISECONDS);
+    source.start(this::accept);
+    LOG.info(
+        "consumer {}: running on {} with {} lanes, at most {} messages in flight",
+        processor.consumer(),
+        source.describe(),
+        lanes.size(),
+        maxInFlight);
+  }
+
+  /** The sink the source hands messages to; runs on the source's thread. */
+  private boolean accept(InboundMessage message) throws InterruptedException {
+    Decoded decoded = processor.decode(message);
+    while (!permits.tryAcquire(100, TimeUnit.MILLISECONDS)) {
+      if (stopping) {
+        return false;
+      }
+    }
+    if (stopping) {
+      permits.release();
+      return false;
+    }
+    inFlight.incrementAndGet();
+    int lane = Math.floorMod(decoded.laneKey().hashCode(), lanes.size());
+    lanes.get(lane).queue.add(decoded);
+    return true;
+  }
+
+  private void checkGaps() {
+    try {
+      processor.checkGaps();
+    } catch (RuntimeException e) {
+      LOG.warn("consumer {}: gap check failed", processor.consumer(), e);
+    }
+  }
+
+  /** Whether the source and every lane are running. */
+  public boolean isRunning() {
+    if (stopping || crashed || !source.isRunning()) {
+      return false;
+    }
+    for (Lane lane : lanes) {
+      if (!lane.thread.isAlive()) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** Messages taken from the source and not finished yet. */
+  public long inFlight() {
+    return inFlight.get();
+  }
+
+  /** The processor this runner applies messages with. */
+  public InboxProcessor processor() {
+    return processor;
+  }
+
+  /**
+   * Stops gracefully: the source stops receiving, each lane finishes the message it is applying (a
+   * retry backoff is cut short, leaving that message unacknowledged), messages waiting in lanes are
+   * left unacknowledged for redelivery, and the source closes (committing what was acknowledged).
+   * Waits at most the close timeout for the lanes, then interrupts them. Idempotent.
+   */
+  @Override
+  public void close() {
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+    }
+    stopping = true;
+    long deadline = System.nanoTime() + closeTimeout.toNanos();
+    for (Lane lane : lanes) {
+      if (lane.thread == Thread.currentThread() || !lane.thread.isAlive()) {
+        continue;
+      }
+      try {
+        lane.thread.join(Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
+        if (lane.thread.isAlive()) {
+          LOG.warn(
+              "consumer {}: lane {} did not stop within {}; interrupting it",
+              processor.consumer(),
+              lane.index,
+              closeTimeout);
+          lane.thread.interrupt();
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        break;
+      }
+    }
+    source.close();
+    synchronized (this) {
+      if (gapChecker != null) {
+        gapChecker.shutdownNow();
+      }
+    }
+    LOG.info("consumer {}: stopped", processor.consumer());
+  }
+
+  /** One worker thread and the messages of the aggregates that hash to it. */
+  private final class Lane implements Runnable {
+    final int index;
+    final BlockingQueue<Decoded> queue = new LinkedBlockingQueue<>();
+    final Thread thread;
+
+    Lane(int index) {
+      this.index = index;
+      this.thread = new Thread(this, "tandem-consumer-" + processor.consumer() + "-" + index);
+    }
+
+    @Override
+    public void run() {
+      try {
+        while (!stopping) {
+          Decoded next;
+          try {
+            next = queue.poll(100, TimeUnit.MILLISECONDS);
+          } catch (InterruptedException e) {
+            return;
+          }
+          if (next == null) {
+            continue;
+          }
+          try {
+            processor.process(next, () -> stopping);
+          } catch (FaultInjector.SimulatedCrash crash) {
+            LOG.warn("consumer {}: {}; the runner stops as if killed", processor.consumer(), crash);
+            crashed = true;
+            stopping = true;
+            source.close();
+            return;
+          } catch (RuntimeException | Error e) {
+            // The processor deals with handler failures itself; this is a bug or an Error. The
+            // message stays unacknowledged and comes again after a restart.
+            LOG.error(
+                "consumer {}: lane {} failed on {}; the message is left for redelivery",
+                processor.consumer(),
+                index,
+                next.message().origin(),
+                e);
+          } finally {
+            inFlight.decrementAndGet();
+            permits.release();
+          }
+        }
+      } finally {
+        int left = queue.size();
+        queue.clear();
+        if (left > 0) {
+          LOG.info(
+              "consumer {}: lane {} leaves {} unprocessed messages for redelivery",
+              processor.consumer(),
+              index,
+              left);
+        }
+      }
+    }
+  }
+
+  /** Builds a {@link ConsumerRunner}; {@code source} and {@code processor} are required. */
+  public static final class Builder {
+    private MessageSource source;
+    private InboxProcessor processor;
+    private int concurrency = DEFAULT_CONCURRENCY;
+    private int maxInFlight = DEFAULT_MAX_IN_FLIGHT;
+    private Duration gapCheckInterval = DEFAULT_GAP_CHECK_INTERVAL;
+    private Duration closeTimeout = DEFAULT_CLOSE_TIMEOUT;
+    private MeterRegistry meterRegistry = new SimpleMeterRegistry();
+
+    private Builder() {}
+
+    /** Where messages come from; the runner starts and closes it. Required. */
+    public Builder source(MessageSource source) {
+      this.source = source;
+      return this;
+    }
+
+    /** Applies each message. Required. */
+    public Builder processor(InboxProcessor processor) {
+      this.processor = processor;
+      return this;
+    }
+
+    /** Worker lanes, 1 to 256; default 4. One aggregate always maps to the same lane. */
+    public Builder concurrency(int concurrency) {
+      this.concurrency = concurrency;
+      return this;
+    }
+
+    /** Messages taken and not finished, across lanes, before the source is held; default 256. */
+    public Builder maxInFlight(int maxInFlight) {
+      this.maxInFlight = maxInFlight;
+      return this;
+    }
+
+    /** How often to check for events parked too long; default 30 s. */
+    public Builder gapCheckInterval(Duration gapCheckInterval) {
+      this.gapCheckInterval = gapCheckInterval;
+      return this;
+    }
+
+    /** How long {@link #close()} waits for the lanes; default 30 s. */
+    public Builder closeTimeout(Duration closeTimeout) {
+      this.closeTimeout = closeTimeout;
+      return this;
+    }
+
+    /** Where the runner's gauge goes; default a private in-memory registry. */
+    public Builder meterRegistry(MeterRegistry meterRegistry) {
+      this.meterRegistry = meterRegistry;
+      return this;
+    }
+
+    /**
+     * Validates the settings.
+     *
+     * @throws IllegalArgumentException naming the first missing or invalid parameter
+     */
+    public ConsumerRunner build() {
+      if (source == null) {
+        throw new IllegalArgumentException("source is required");
+      }
+      if (processor == null) {
+        throw new IllegalArgumentException("processor is required");
+      }
+      if (concurrency < 1 || concurrency > 256) {
+        throw new IllegalArgumentException(
+            "concurrency must be between 1 and 256, was " + concurrency);
+      }
+      if (maxInFlight < concurrency) {
+        throw new IllegalArgumentException(
+            "maxInFlight must be at least concurrency (" + concurrency + "), was " + maxInFlight);
+      }
+      positive(gapCheckInterval, "gapCheckInterval");
+      positive(closeTimeout, "closeTimeout");
+      if (meterRegistry == null) {
+        throw new IllegalArgumentException("meterRegistry must not be null");
+      }
+      return new ConsumerRunner(this);
+    }
+
+    private static void positive(Duration value, String name) {
+      if (value == null || value.isNegative() || value.isZero()) {
+        throw new IllegalArgumentException(name + " must be a positive duration, was " + value);
+      }
+    }
+  }
+}

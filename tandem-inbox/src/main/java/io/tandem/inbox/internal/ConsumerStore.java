@@ -1,0 +1,357 @@
+package io.tandem.inbox.internal;
+
+import io.tandem.core.Event;
+import io.tandem.core.EventHeaders;
+import io.tandem.core.internal.Json;
+import io.tandem.inbox.AggregateGap;
+import io.tandem.inbox.DeadLetter;
+import io.tandem.inbox.DeadLetterReason;
+import io.tandem.inbox.DeadLetterStatus;
+import io.tandem.jdbc.Dialect;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.UUID;
+
+/**
+ * The consumer side's statements: positions of the ordering guard, parked events and dead letters.
+ * Every method runs on the caller's connection and transaction; the SQL is the dialect's.
+ */
+public final class ConsumerStore {
+  /** An event kept in {@code tandem_inbox_parked}, with where its message came from. */
+  public record ParkedEvent(Event event, String origin) {}
+
+  /** A dead letter with the event envelope it holds, when the message could be decoded. */
+  public record StoredDeadLetter(DeadLetter letter, Optional<String> eventJson) {}
+
+  /** How many events of a consumer are parked and the age of the oldest. */
+  public record ParkedSummary(long parked, Optional<Duration> oldest) {}
+
+  private final Dialect dialect;
+
+  public ConsumerStore(Dialect dialect) {
+    this.dialect = dialect;
+  }
+
+  /**
+   * Locks the consumer's position for the event's aggregate, creating it at {@code initial} when
+   * absent, and returns the last applied version.
+   */
+  public long lockPosition(Connection c, String consumer, String type, String id, long initial)
+      throws SQLException {
+    OptionalLong last = selectPosition(c, consumer, type, id);
+    if (last.isPresent()) {
+      return last.getAsLong();
+    }
+    try (PreparedStatement ps = c.prepareStatement(dialect.positionCreate())) {
+      ps.setString(1, consumer);
+      ps.setString(2, type);
+      ps.setString(3, id);
+      ps.setLong(4, initial);
+      ps.executeUpdate();
+    }
+    return selectPosition(c, consumer, type, id)
+        .orElseThrow(() -> new SQLException("the position row vanished right after its insert"));
+  }
+
+  private OptionalLong selectPosition(Connection c, String consumer, String type, String id)
+      throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(dialect.positionLock())) {
+      ps.setString(1, consumer);
+      ps.setString(2, type);
+      ps.setString(3, id);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? OptionalLong.of(rs.getLong(1)) : OptionalLong.empty();
+      }
+    }
+  }
+
+  public void updatePosition(Connection c, String consumer, Event e) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(dialect.positionUpdate())) {
+      ps.setLong(1, e.aggregateVersion());
+      ps.setString(2, consumer);
+      ps.setString(3, e.aggregateType());
+      ps.setString(4, e.aggregateId());
+      ps.executeUpdate();
+    }
+  }
+
+  /** Inserts the inbox record; false when the consumer had processed the event before. */
+  public boolean recordProcessed(Connection c, String consumer, Event e) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(dialect.inboxInsert())) {
+      ps.setString(1, consumer);
+      ps.setObject(2, e.eventId());
+      ps.setString(3, e.aggregateType());
+      ps.setString(4, e.aggregateId());
+      ps.setLong(5, e.aggregateVersion());
+      ps.setString(6, e.eventType());
+      return ps.executeUpdate() == 1;
+    }
+  }
+
+  public void park(Connection c, String consumer, Event e, String origin) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(dialect.parkedInsert())) {
+      ps.setString(1, consumer);
+      ps.setString(2, e.aggregateType());
+      ps.setString(3, e.aggregateId());
+      ps.setLong(4, e.aggregateVersion());
+      ps.setObject(5, e.eventId());
+      ps.setString(6, e.eventType());
+      ps.setInt(7, e.schemaVersion());
+      ps.setString(8, e.payload());
+      ps.setString(9, e.headers().toJson());
+      dialect.bindInstant(ps, 10, e.occurredAt());
+      ps.setString(11, origin);
+      ps.executeUpdate();
+    }
+  }
+
+  public Optional<ParkedEvent> findParked(
+      Connection c, String consumer, String type, String id, long version) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(dialect.parkedFind())) {
+      ps.setString(1, consumer);
+      ps.setString(2, type);
+      ps.setString(3, id);
+      ps.setLong(4, version);
+      try (ResultSet rs = ps.executeQuery()) {
+        if (!rs.next()) {
+          return Optional.empty();
+        }
+        Event event =
+            Event.builder()
+                .eventId(UUID.fromString(rs.getString("event_id")))
+                .aggregate(type, id, version)
+                .eventType(rs.getString("event_type"))
+                .schemaVersion(rs.getInt("schema_version"))
+                .storedPayload(rs.getString("payload"))
+                .headers(EventHeaders.fromJson(rs.getString("headers")))
+                .occurredAt(dialect.readInstant(rs, "occurred_at"))
+                .build();
+        return Optional.of(new ParkedEvent(event, rs.getString("origin")));
+      }
+    }
+  }
+
+  public void deleteParked(Connection c, String consumer, String type, String id, long upTo)
+      throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(dialect.parkedDelete())) {
+      ps.setString(1, consumer);
+      ps.setString(2, type);
+      ps.setString(3, id);
+      ps.setLong(4, upTo);
+      ps.executeUpdate();
+    }
+  }
+
+  public ParkedSummary parkedSummary(Connection c, String consumer) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(dialect.parkedSummary())) {
+      ps.setString(1, consumer);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        long oldest = rs.getLong("oldest_ms");
+        boolean none = rs.wasNull();
+        return new ParkedSummary(
+            rs.getLong("parked"),
+            none ? Optional.empty() : Optional.of(Duration.ofMillis(Math.max(0, oldest))));
+      }
+    }
+  }
+
+  public List<AggregateGap> gaps(Connection c, String consumer, Duration minAge, int limit)
+      throws SQLException {
+    List<AggregateGap> gaps = new ArrayList<>();
+    try (PreparedStatement ps = c.prepareStatement(dialect.parkedGaps())) {
+      ps.setString(1, consumer);
+      ps.setLong(2, minAge.toMillis());
+      ps.setInt(3, limit);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          long last = rs.getLong("last_version");
+          OptionalLong lastApplied = rs.wasNull() ? OptionalLong.empty() : OptionalLong.of(last);
+          gaps.add(
+              new AggregateGap(
+                  rs.getString("aggregate_type"),
+                  rs.getString("aggregate_id"),
+                  lastApplied,
+                  lastApplied.orElse(0) + 1,
+                  rs.getLong("first_parked"),
+                  rs.getLong("parked"),
+                  dialect.readInstant(rs, "oldest_parked_at"),
+                  Duration.ofMillis(Math.max(0, rs.getLong("waiting_ms"))),
+                  OptionalLong.empty(),
+                  ""));
+        }
+      }
+    }
+    List<AggregateGap> explained = new ArrayList<>(gaps.size());
+    for (AggregateGap gap : gaps) {
+      explained.add(explain(c, consumer, gap));
+    }
+    return explained;
+  }
+
+  private AggregateGap explain(Connection c, String consumer, AggregateGap g) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(dialect.deadLetterBlocking())) {
+      ps.setString(1, consumer);
+      ps.setString(2, g.aggregateType());
+      ps.setString(3, g.aggregateId());
+      try (ResultSet rs = ps.executeQuery()) {
+        String waits =
+            g.parked()
+                + " event(s) from version "
+                + g.firstParked()
+                + " wait for version "
+                + g.waitingFor();
+        if (rs.next()) {
+          long id = rs.getLong("id");
+          return new AggregateGap(
+              g.aggregateType(),
+              g.aggregateId(),
+              g.lastApplied(),
+              g.waitingFor(),
+              g.firstParked(),
+              g.parked(),
+              g.waitingSince(),
+              g.waiting(),
+              OptionalLong.of(id),
+              waits
+                  + ", held by dead letter #"
+                  + id
+                  + " (version "
+                  + rs.getLong("aggregate_version")
+                  + ": "
+                  + rs.getString("reason")
+                  + "); replay or discard it to let them through");
+        }
+        return new AggregateGap(
+            g.aggregateType(),
+            g.aggregateId(),
+            g.lastApplied(),
+            g.waitingFor(),
+            g.firstParked(),
+            g.parked(),
+            g.waitingSince(),
+            g.waiting(),
+            OptionalLong.empty(),
+            waits + ", which has not been delivered yet (" + g.waiting() + ")");
+      }
+    }
+  }
+
+  /** Inserts a dead letter; {@code event} is null when the message could not be decoded. */
+  public void insertDeadLetter(
+      Connection c,
+      String consumer,
+      DeadLetterReason reasonClass,
+      String reason,
+      int attempts,
+      String origin,
+      Map<String, String> rawHeaders,
+      byte[] rawBody,
+      Event event)
+      throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(dialect.deadLetterInsert())) {
+      ps.setString(1, consumer);
+      ps.setString(2, reasonClass.name());
+      ps.setString(3, reason);
+      ps.setInt(4, attempts);
+      ps.setString(5, origin);
+      ps.setString(6, Json.write(rawHeaders));
+      ps.setBytes(7, rawBody);
+      if (event == null) {
+        ps.setNull(8, Types.OTHER);
+        for (int i = 9; i <= 13; i++) {
+          ps.setNull(i, i == 11 ? Types.BIGINT : Types.VARCHAR);
+        }
+      } else {
+        ps.setObject(8, event.eventId());
+        ps.setString(9, event.aggregateType());
+        ps.setString(10, event.aggregateId());
+        ps.setLong(11, event.aggregateVersion());
+        ps.setString(12, event.eventType());
+        ps.setString(13, EventJson.write(event));
+      }
+      ps.executeUpdate();
+    }
+  }
+
+  public List<DeadLetter> listDeadLetters(
+      Connection c, String consumer, DeadLetterStatus status, long afterId, int limit)
+      throws SQLException {
+    List<DeadLetter> letters = new ArrayList<>();
+    try (PreparedStatement ps = c.prepareStatement(dialect.deadLetterList())) {
+      ps.setString(1, consumer);
+      ps.setString(2, status.name());
+      ps.setLong(3, afterId);
+      ps.setInt(4, limit);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          letters.add(readDeadLetter(rs).letter());
+        }
+      }
+    }
+    return letters;
+  }
+
+  public Optional<StoredDeadLetter> lockDeadLetter(Connection c, long id) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(dialect.deadLetterLock())) {
+      ps.setLong(1, id);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? Optional.of(readDeadLetter(rs)) : Optional.empty();
+      }
+    }
+  }
+
+  public boolean resolveDeadLetter(Connection c, long id, DeadLetterStatus status)
+      throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(dialect.deadLetterResolve())) {
+      ps.setString(1, status.name());
+      ps.setLong(2, id);
+      return ps.executeUpdate() == 1;
+    }
+  }
+
+  public long countDeadLetters(Connection c, String consumer) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(dialect.deadLetterCount())) {
+      ps.setString(1, consumer);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getLong(1);
+      }
+    }
+  }
+
+  private StoredDeadLetter readDeadLetter(ResultSet rs) throws SQLException {
+    String eventId = rs.getString("event_id");
+    long version = rs.getLong("aggregate_version");
+    Instant resolved = dialect.readInstant(rs, "resolved_at");
+    DeadLetter letter =
+        new DeadLetter(
+            rs.getLong("id"),
+            rs.getString("consumer"),
+            DeadLetterStatus.valueOf(rs.getString("status")),
+            DeadLetterReason.valueOf(rs.getString("reason_class")),
+            rs.getString("reason"),
+            rs.getInt("attempts"),
+            rs.getString("origin"),
+            Json.readStringMap(rs.getString("raw_headers")),
+            rs.getBytes("raw_body"),
+            eventId == null ? null : UUID.fromString(eventId),
+            rs.getString("aggregate_type"),
+            rs.getString("aggregate_id"),
+            version,
+            rs.getString("event_type"),
+            dialect.readInstant(rs, "dead_at"),
+            resolved);
+    return new StoredDeadLetter(letter, Optional.ofNullable(rs.getString("event_json")));
+  }
+}
