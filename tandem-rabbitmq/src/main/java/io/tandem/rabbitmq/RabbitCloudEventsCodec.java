@@ -4,7 +4,6 @@ import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Delivery;
 import com.rabbitmq.client.Envelope;
 import com.rabbitmq.client.GetResponse;
-import com.rabbitmq.client.LongString;
 import io.tandem.cloudevents.CloudEventDecoder;
 import io.tandem.cloudevents.CloudEventMapping;
 import io.tandem.cloudevents.InvalidCloudEventException;
@@ -12,8 +11,8 @@ import io.tandem.core.Event;
 import io.tandem.core.InvalidEventException;
 import io.tandem.rabbitmq.internal.ExchangeNames;
 import io.tandem.rabbitmq.internal.HeaderTableWriter;
+import io.tandem.rabbitmq.internal.HeaderText;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.util.Date;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -205,7 +204,8 @@ public final class RabbitCloudEventsCodec {
           if (value != null
               && key.startsWith(LEGACY_HEADER_PREFIX)
               && key.length() > LEGACY_HEADER_PREFIX.length()) {
-            attributes.putIfAbsent(key.substring(LEGACY_HEADER_PREFIX.length()), text(value));
+            attributes.putIfAbsent(
+                key.substring(LEGACY_HEADER_PREFIX.length()), HeaderText.text(value));
           }
         });
     headers.forEach(
@@ -213,24 +213,10 @@ public final class RabbitCloudEventsCodec {
           if (value != null
               && key.startsWith(HEADER_PREFIX)
               && key.length() > HEADER_PREFIX.length()) {
-            attributes.put(key.substring(HEADER_PREFIX.length()), text(value));
+            attributes.put(key.substring(HEADER_PREFIX.length()), HeaderText.text(value));
           }
         });
     return attributes;
-  }
-
-  /** A header value as text: the client reads AMQP strings as {@link LongString}. */
-  private static String text(Object value) {
-    if (value instanceof LongString s) {
-      return s.toString();
-    }
-    if (value instanceof byte[] bytes) {
-      return new String(bytes, StandardCharsets.UTF_8);
-    }
-    if (value instanceof Date date) {
-      return date.toInstant().toString();
-    }
-    return value.toString();
   }
 
   private static InvalidMessageException invalid(

@@ -3,6 +3,7 @@ package io.tandem.rabbitmq;
 import io.tandem.core.Event;
 import io.tandem.core.spi.PublishOutcome;
 import io.tandem.core.spi.Transport;
+import io.tandem.rabbitmq.internal.AmqpConnections;
 import io.tandem.rabbitmq.internal.BatchPublisher;
 import io.tandem.rabbitmq.internal.ChannelPool;
 import java.time.Duration;
@@ -206,7 +207,7 @@ public final class RabbitTransport implements Transport {
         throw new IllegalArgumentException(
             "uri must not be blank, e.g. \"amqp://guest:guest@localhost:5672/\"");
       }
-      ChannelPool.checkUri(uri);
+      AmqpConnections.checkUri(uri);
       RabbitCloudEventsCodec.create(source); // validates source, naming it
       if (exchangeRouter == null) {
         throw new IllegalArgumentException("exchangeRouter must not be null");

@@ -75,6 +75,24 @@ final class RabbitTestSupport {
     return admin;
   }
 
+  /** {@link #uri()} with its host and port replaced by a local proxy's. */
+  static String uriThrough(int port) {
+    java.net.URI broker = java.net.URI.create(uri());
+    try {
+      return new java.net.URI(
+              broker.getScheme(),
+              broker.getUserInfo(),
+              "127.0.0.1",
+              port,
+              broker.getPath(),
+              broker.getQuery(),
+              null)
+          .toString();
+    } catch (java.net.URISyntaxException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
   static Event event(String aggregateType, String aggregateId, long version) {
     return TestEvents.event(aggregateType, aggregateId, version);
   }
@@ -113,6 +131,13 @@ final class RabbitTestSupport {
     String exchangeName(String prefix) {
       String name = unique(prefix);
       exchanges.add(name);
+      return name;
+    }
+
+    /** A name for a queue the test expects a source to declare; deleted afterwards. */
+    String queueName(String prefix) {
+      String name = unique(prefix);
+      queues.add(name);
       return name;
     }
 

@@ -3,12 +3,8 @@ package io.tandem.rabbitmq.internal;
 import com.rabbitmq.client.BlockedListener;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
-import com.rabbitmq.client.ExceptionHandler;
-import com.rabbitmq.client.impl.ForgivingExceptionHandler;
-import com.rabbitmq.client.impl.nio.NioParams;
 import io.tandem.core.ErrorClass;
 import java.io.IOException;
-import java.net.URI;
 import java.net.URISyntaxException;
 import java.security.GeneralSecurityException;
 import java.time.Duration;
@@ -20,10 +16,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.regex.Pattern;
-import javax.net.ssl.SSLContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,8 +29,8 @@ import org.slf4j.LoggerFactory;
  * tags. Every wait is bounded: the TCP connect and the AMQP handshake each by half the publish's
  * remaining time (and at most the connect timeout), channel RPCs (open, confirm.select, exchange
  * checks) by the connect timeout, and writes by the NIO write queue, whose enqueueing gives up
- * after {@value #WRITE_ENQUEUE_TIMEOUT_MS} ms instead of blocking while the broker stops reading
- * (for example during a resource alarm).
+ * after {@value AmqpConnections#WRITE_ENQUEUE_TIMEOUT_MS} ms instead of blocking while the broker
+ * stops reading (for example during a resource alarm).
  */
 public final class ChannelPool {
   private static final Logger LOG = LoggerFactory.getLogger(ChannelPool.class);
@@ -45,22 +38,7 @@ public final class ChannelPool {
   /** Idle channels still awaiting confirms (or broken) from which on the connection is replaced. */
   static final int MAX_STALE_CHANNELS = 4;
 
-  static final int WRITE_ENQUEUE_TIMEOUT_MS = 1000;
-  private static final int WRITE_QUEUE_CAPACITY = 20_000;
   private static final int MAX_ABORT_WAIT_MS = 1000;
-  private static final Pattern PASSWORD = Pattern.compile("(//[^:/@]*:)[^@/]*@");
-
-  /**
-   * The client logs a dropped connection at ERROR with a stack trace; the pool logs it once as a
-   * WARN instead (see {@link #connect}), and the affected events carry the cause.
-   */
-  private static final ExceptionHandler QUIET_DRIVER_ERRORS =
-      new ForgivingExceptionHandler() {
-        @Override
-        public void handleUnexpectedConnectionDriverException(Connection conn, Throwable e) {
-          LOG.debug("RabbitMQ connection driver error: {}", e.toString());
-        }
-      };
 
   private final String uri;
   private final String connectionName;
@@ -74,30 +52,7 @@ public final class ChannelPool {
     this.uri = uri;
     this.connectionName = connectionName;
     this.connectTimeout = connectTimeout;
-    this.threads = threads(connectionName);
-  }
-
-  /**
-   * Checks that {@code uri} is an AMQP URI the client accepts, without connecting.
-   *
-   * @throws IllegalArgumentException naming the URI (password hidden) and what is wrong
-   */
-  public static void checkUri(String uri) {
-    try {
-      configure(new ConnectionFactory(), uri);
-    } catch (URISyntaxException | IllegalArgumentException | GeneralSecurityException e) {
-      // No cause: its message would show the password.
-      throw new IllegalArgumentException(
-          "uri '"
-              + redact(uri)
-              + "' is not an AMQP URI (amqp://user:password@host:5672/vhost): "
-              + redact(e.getMessage()));
-    }
-  }
-
-  /** {@code uri} with its password replaced by {@code ***}, for messages and logs. */
-  public static String redact(String uri) {
-    return uri == null ? null : PASSWORD.matcher(uri).replaceAll("$1***@");
+    this.threads = AmqpConnections.threads(connectionName);
   }
 
   /**
@@ -189,11 +144,11 @@ public final class ChannelPool {
       throw new Unavailable(
           RabbitErrors.classifyConnect(e),
           "cannot connect to "
-              + redact(uri)
+              + AmqpConnections.redact(uri)
               + " within "
               + timeout
               + " ms: "
-              + redact(e.toString()),
+              + AmqpConnections.redact(e.toString()),
           e);
     } catch (URISyntaxException | GeneralSecurityException e) {
       throw new Unavailable(ErrorClass.UNKNOWN, "cannot configure the connection: " + e, e);
@@ -240,61 +195,9 @@ public final class ChannelPool {
     }
   }
 
-  // NIO mode is deprecated in amqp-client 5.x in favour of its Netty mode, which needs Netty on the
-  // class path. It is kept because its bounded write queue is what keeps a publish from blocking on
-  // a broker that stops reading; the blocking-socket mode has no write timeout at all.
-  @SuppressWarnings("deprecation")
   private ConnectionFactory factory(int timeoutMillis)
       throws URISyntaxException, GeneralSecurityException {
-    ConnectionFactory factory = new ConnectionFactory();
-    configure(factory, uri);
-    factory.setAutomaticRecoveryEnabled(false);
-    factory.setTopologyRecoveryEnabled(false);
-    factory.setConnectionTimeout(timeoutMillis);
-    factory.setHandshakeTimeout(timeoutMillis);
-    factory.setChannelRpcTimeout((int) connectTimeout.toMillis());
-    factory.setThreadFactory(threads);
-    factory.setExceptionHandler(QUIET_DRIVER_ERRORS);
-    factory.useNio();
-    factory.setNioParams(
-        new NioParams()
-            .setThreadFactory(threads)
-            .setWriteQueueCapacity(WRITE_QUEUE_CAPACITY)
-            .setWriteEnqueuingTimeoutInMs(WRITE_ENQUEUE_TIMEOUT_MS));
-    return factory;
-  }
-
-  /**
-   * Applies {@code uri}; for {@code amqps} with the JVM's trust store and host name checks. An
-   * empty vhost ({@code amqp://host:5672/}, which the AMQP URI spec reads as the vhost named "")
-   * means the default vhost {@code /}: RabbitMQ has no vhost without a name.
-   */
-  private static void configure(ConnectionFactory factory, String uri)
-      throws URISyntaxException, GeneralSecurityException {
-    URI parsed = new URI(uri);
-    boolean tls = "amqps".equalsIgnoreCase(parsed.getScheme());
-    // The client's own amqps handling trusts every certificate; configure TLS here instead.
-    factory.setUri(tls ? "amqp" + uri.substring("amqps".length()) : uri);
-    if (factory.getVirtualHost().isEmpty()) {
-      factory.setVirtualHost("/");
-    }
-    if (tls) {
-      if (parsed.getPort() == -1) {
-        factory.setPort(ConnectionFactory.DEFAULT_AMQP_OVER_SSL_PORT);
-      }
-      factory.useSslProtocol(SSLContext.getDefault());
-      factory.enableHostnameVerification();
-    }
-  }
-
-  private static ThreadFactory threads(String connectionName) {
-    AtomicInteger count = new AtomicInteger();
-    return runnable -> {
-      Thread thread =
-          new Thread(runnable, "tandem-rabbitmq-" + connectionName + "-" + count.incrementAndGet());
-      thread.setDaemon(true);
-      return thread;
-    };
+    return AmqpConnections.factory(uri, threads, timeoutMillis, (int) connectTimeout.toMillis());
   }
 
   /** One connection, its channels, the exchanges verified on it and the broker's blocking. */
