@@ -4,15 +4,12 @@ import io.tandem.core.Event;
 import io.tandem.core.spi.PublishOutcome;
 import io.tandem.core.spi.Transport;
 import io.tandem.redis.internal.PipelinePublisher;
+import io.tandem.redis.internal.RedisConnections;
 import java.net.URI;
-import java.net.URISyntaxException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import redis.clients.jedis.ConnectionPool;
-import redis.clients.jedis.ConnectionPoolConfig;
-import redis.clients.jedis.DefaultJedisClientConfig;
-import redis.clients.jedis.util.JedisURIHelper;
 
 /**
  * Publishes events to Redis Streams: one {@code XADD} (auto id {@code *}) per event into the stream
@@ -75,24 +72,11 @@ public final class RedisStreamsTransport implements Transport {
   private final PipelinePublisher publisher;
 
   private RedisStreamsTransport(Builder b, URI uri, RedisCloudEventsCodec codec) {
-    int connectMillis = (int) b.connectTimeout.toMillis();
-    DefaultJedisClientConfig.Builder client =
-        DefaultJedisClientConfig.builder()
-            .connectionTimeoutMillis(connectMillis)
-            .socketTimeoutMillis(connectMillis) // for the handshake; each publish sets its own
-            .clientName("tandem")
-            .database(JedisURIHelper.getDBIndex(uri))
-            .ssl(JedisURIHelper.isRedisSSLScheme(uri));
-    if (JedisURIHelper.getPassword(uri) != null) {
-      client.user(JedisURIHelper.getUser(uri)).password(JedisURIHelper.getPassword(uri));
-    }
-    ConnectionPoolConfig poolConfig = new ConnectionPoolConfig();
-    poolConfig.setMaxTotal(b.maxConnections);
-    poolConfig.setMaxIdle(b.maxConnections);
-    poolConfig.setMinIdle(0);
-    poolConfig.setTestOnBorrow(true); // a PING, so that a stale connection is not used
-    poolConfig.setJmxEnabled(false);
-    this.pool = new ConnectionPool(JedisURIHelper.getHostAndPort(uri), client.build(), poolConfig);
+    // the client's socket timeout (the connect timeout) bounds the handshake; publishes set their
+    // own
+    this.pool =
+        RedisConnections.pool(
+            uri, RedisConnections.clientConfig(uri, b.connectTimeout), b.maxConnections);
     this.publisher =
         new PipelinePublisher(pool, b.streamRouter, codec, b.maxLength, b.waitForReplicas);
   }
@@ -218,7 +202,7 @@ public final class RedisStreamsTransport implements Transport {
      * @throws IllegalArgumentException naming the first parameter that is missing or invalid
      */
     public RedisStreamsTransport build() {
-      URI parsed = parseUri(uri);
+      URI parsed = RedisConnections.parseUri(uri);
       RedisCloudEventsCodec codec = RedisCloudEventsCodec.create(source); // validates source
       if (streamRouter == null) {
         throw new IllegalArgumentException("streamRouter must not be null");
@@ -235,41 +219,8 @@ public final class RedisStreamsTransport implements Transport {
         throw new IllegalArgumentException(
             "maxConnections must be between 1 and 1024, was " + maxConnections);
       }
-      if (connectTimeout == null
-          || connectTimeout.toMillis() < 1
-          || connectTimeout.compareTo(Duration.ofSeconds(60)) > 0) {
-        throw new IllegalArgumentException(
-            "connectTimeout must be between 1 ms and 60 s, was " + connectTimeout);
-      }
+      RedisConnections.validateTimeout("connectTimeout", connectTimeout);
       return new RedisStreamsTransport(this, parsed, codec);
-    }
-
-    private static URI parseUri(String uri) {
-      if (uri == null || uri.isBlank()) {
-        throw new IllegalArgumentException(
-            "uri must not be blank, e.g. \"redis://127.0.0.1:6379\"");
-      }
-      URI parsed;
-      try {
-        parsed = new URI(uri);
-      } catch (URISyntaxException e) {
-        throw new IllegalArgumentException("uri '" + uri + "' is not a URI: " + e.getMessage(), e);
-      }
-      if (!JedisURIHelper.isRedisScheme(parsed) && !JedisURIHelper.isRedisSSLScheme(parsed)) {
-        throw new IllegalArgumentException(
-            "uri '" + uri + "' must start with redis:// or rediss://, e.g. redis://127.0.0.1:6379");
-      }
-      if (parsed.getHost() == null) {
-        throw new IllegalArgumentException(
-            "uri '" + uri + "' must name a host, e.g. redis://127.0.0.1:6379");
-      }
-      try {
-        JedisURIHelper.getDBIndex(parsed);
-      } catch (RuntimeException e) {
-        throw new IllegalArgumentException(
-            "uri '" + uri + "' does not end with a database number: " + e.getMessage(), e);
-      }
-      return parsed;
     }
   }
 }

@@ -3,7 +3,9 @@
  * with pipelined {@code XADD} commands and counts an event as published when Redis returned its
  * entry id, {@link io.tandem.redis.StreamRouter} chooses each event's stream key, and {@link
  * io.tandem.redis.RedisCloudEventsCodec} maps an {@link io.tandem.core.Event} to and from the
- * fields of a stream entry.
+ * fields of a stream entry. On the consumer side, {@link io.tandem.redis.RedisStreamsMessageSource}
+ * reads a consumer group with {@code XREADGROUP}, acknowledges with {@code XACK} and claims entries
+ * left unacknowledged by dead consumers with {@code XAUTOCLAIM}.
  *
  * <p>Entry format: CloudEvents 1.0 in binary content mode, one {@code ce_} field per attribute
  * ({@code ce_id} = event_id, {@code ce_type} = event_type, {@code ce_source} = the producing
