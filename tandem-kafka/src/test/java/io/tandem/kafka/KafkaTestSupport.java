@@ -145,6 +145,36 @@ final class KafkaTestSupport {
     }
   }
 
+  /** The committed offset of every partition of {@code topic} for {@code group}; 0 when none. */
+  static Map<Integer, Long> committedOffsets(String group, String topic) {
+    try (Admin admin =
+        Admin.create(
+            Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka().bootstrapServers()))) {
+      Map<Integer, Long> committed = new java.util.TreeMap<>();
+      admin
+          .listConsumerGroupOffsets(group)
+          .partitionsToOffsetAndMetadata()
+          .get(30, TimeUnit.SECONDS)
+          .forEach(
+              (partition, offset) -> {
+                if (partition.topic().equals(topic) && offset != null) {
+                  committed.put(partition.partition(), offset.offset());
+                }
+              });
+      return committed;
+    } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+      throw new IllegalStateException("cannot read committed offsets of " + group, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** The sum of the committed offsets of {@code topic}'s partitions for {@code group}. */
+  static long committedTotal(String group, String topic) {
+    return committedOffsets(group, topic).values().stream().mapToLong(Long::longValue).sum();
+  }
+
   /** A loopback port on which nothing listens. */
   static int closedPort() {
     return TestEvents.closedPort();

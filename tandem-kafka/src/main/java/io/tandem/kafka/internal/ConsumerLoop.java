@@ -38,8 +38,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class ConsumerLoop implements Runnable {
   private static final Logger LOG = LoggerFactory.getLogger("io.tandem.kafka.KafkaEventConsumer");
-  private static final Duration COMMIT_TIMEOUT = Duration.ofSeconds(10);
-  private static final Duration CLIENT_CLOSE_TIMEOUT = Duration.ofSeconds(5);
 
   /** What the loop does with the records; all values already validated. */
   public record Settings(
@@ -267,11 +265,7 @@ public final class ConsumerLoop implements Runnable {
   }
 
   private void commit(Map<TopicPartition, OffsetAndMetadata> offsets) {
-    try {
-      consumer.commitSync(offsets, COMMIT_TIMEOUT);
-    } catch (WakeupException e) {
-      consumer.commitSync(offsets, COMMIT_TIMEOUT); // stop() woke us; the wake-up is spent now
-    }
+    OffsetCommits.commitSync(consumer, offsets);
   }
 
   private void pause(Duration delay) {
@@ -301,7 +295,7 @@ public final class ConsumerLoop implements Runnable {
 
   private void closeClient() {
     try {
-      consumer.close(CloseOptions.timeout(CLIENT_CLOSE_TIMEOUT));
+      consumer.close(CloseOptions.timeout(OffsetCommits.CLIENT_CLOSE_TIMEOUT));
     } catch (RuntimeException e) {
       LOG.warn("consumer group {}: closing the Kafka consumer failed", settings.groupId(), e);
     }
