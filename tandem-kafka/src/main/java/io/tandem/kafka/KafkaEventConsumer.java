@@ -58,6 +58,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Thread-safe: {@link #start()}, {@link #close()} and the counters may be called from any
  * thread.
+ *
+ * <p>This consumer applies one record at a time on its poll thread. To apply the records of a
+ * partition in parallel (one lane per aggregate) through an inbox, use a {@link KafkaMessageSource}
+ * with the inbox's consumer runner instead.
  */
 public final class KafkaEventConsumer implements AutoCloseable {
   public static final Duration DEFAULT_POLL_TIMEOUT = Duration.ofMillis(200);

@@ -13,6 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -370,6 +371,75 @@ class KafkaMessageSourceTest {
     byPartition
         .values()
         .forEach(offsets -> assertThat(offsets).isEqualTo(range(0, offsets.size())));
+  }
+
+  @Test
+  void acknowledgementsArrivingAfterARevocationAreIgnoredAndTheRecordsGoToTheNewOwner() {
+    String topic = KafkaTestSupport.newTopic("source-late", 2);
+    String group = KafkaTestSupport.unique("source-late-group");
+    publish(topic, KafkaTestSupport.events("Order", 6, 60));
+    List<InboundMessage> held = new CopyOnWriteArrayList<>();
+    started(source(group, topic).rebalanceTimeout(Duration.ofSeconds(1)), held::add);
+    await().atMost(WAIT).until(() -> held.size() == 60);
+    List<InboundMessage> taken = new CopyOnWriteArrayList<>();
+
+    KafkaMessageSource second =
+        started(
+            source(group, topic),
+            message -> {
+              taken.add(message);
+              message.acknowledge();
+              return true;
+            });
+    await().atMost(WAIT).until(() -> !second.assignment().isEmpty());
+    Set<Integer> moved = new HashSet<>();
+    second.assignment().forEach(p -> moved.add(p.partition()));
+    List<InboundMessage> lateOnes =
+        held.stream().filter(m -> moved.contains(partition(m))).limit(5).toList();
+    long movedRecords = held.stream().filter(m -> moved.contains(partition(m))).count();
+    await().atMost(WAIT).until(() -> taken.size() >= movedRecords);
+    Map<Integer, Long> ends = new HashMap<>();
+    taken.forEach(m -> ends.merge(partition(m), offset(m) + 1, Math::max));
+    await()
+        .atMost(WAIT)
+        .until(
+            () ->
+                KafkaTestSupport.committedOffsets(group, topic)
+                    .entrySet()
+                    .containsAll(ends.entrySet()));
+
+    // the first source was given 1 s: its records were delivered again, from the start
+    assertThat(taken.stream().filter(m -> offset(m) == 0)).hasSize(moved.size());
+    lateOnes.forEach(this::acknowledgeElsewhere); // would commit 5, going back, if counted
+    await()
+        .during(Duration.ofSeconds(2))
+        .atMost(WAIT)
+        .until(
+            () ->
+                KafkaTestSupport.committedOffsets(group, topic)
+                    .entrySet()
+                    .containsAll(ends.entrySet()));
+  }
+
+  @Test
+  void aSinkThatThrowsGetsTheSameRecordAgain() {
+    String topic = KafkaTestSupport.newTopic("source-throws", 1);
+    String group = KafkaTestSupport.unique("source-throws-group");
+    publish(topic, KafkaTestSupport.events("Order", 1, 3));
+    List<Long> attempts = new CopyOnWriteArrayList<>();
+    started(
+        source(group, topic),
+        message -> {
+          attempts.add(offset(message));
+          if (attempts.size() <= 2) {
+            throw new IllegalStateException("runner hiccup");
+          }
+          message.acknowledge();
+          return true;
+        });
+
+    await().atMost(WAIT).until(() -> KafkaTestSupport.committedOffset(group, topic) == 3);
+    assertThat(attempts).containsExactly(0L, 0L, 0L, 1L, 2L);
   }
 
   private record Handing(String source, int partition, long offset) {}
