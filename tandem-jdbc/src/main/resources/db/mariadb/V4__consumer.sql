@@ -1,10 +1,12 @@
 -- Tandem consumer side (MariaDB 10.6+ / MySQL 8): the ordering guard, parked events and dead
 -- letters. The same tables as PostgreSQL's V5, with the type mapping explained in V1.
+-- Consumer names are at most 200 characters (the processor checks), which keeps the keys
+-- (consumer, aggregate_type, aggregate_id, ...) within InnoDB's 3072 bytes.
 
 -- Ordering guard: the last aggregate_version a consumer applied, per aggregate. Updated in the
 -- transaction of the side effect; its row lock serialises two deliveries of one aggregate.
 CREATE TABLE tandem_inbox_position (
-    consumer          VARCHAR(255) NOT NULL,
+    consumer          VARCHAR(200) NOT NULL,
     aggregate_type    VARCHAR(255) NOT NULL,
     aggregate_id      VARCHAR(255) NOT NULL,
     last_version      BIGINT       NOT NULL,
@@ -15,7 +17,7 @@ CREATE TABLE tandem_inbox_position (
 -- Events that arrived before a predecessor: kept durably (the message is acknowledged once its
 -- row commits) and applied, in order, as soon as the missing version is applied.
 CREATE TABLE tandem_inbox_parked (
-    consumer          VARCHAR(255) NOT NULL,
+    consumer          VARCHAR(200) NOT NULL,
     aggregate_type    VARCHAR(255) NOT NULL,
     aggregate_id      VARCHAR(255) NOT NULL,
     aggregate_version BIGINT       NOT NULL,
@@ -38,7 +40,7 @@ CREATE TABLE tandem_inbox_parked (
 -- deleted automatically (status DEAD until an operator replays or discards it).
 CREATE TABLE tandem_dead_letter (
     id                BIGINT       NOT NULL AUTO_INCREMENT,
-    consumer          VARCHAR(255) NOT NULL,
+    consumer          VARCHAR(200) NOT NULL,
     status            VARCHAR(16) CHARACTER SET ascii NOT NULL DEFAULT 'DEAD',
     reason_class      VARCHAR(64) CHARACTER SET ascii NOT NULL,
     reason            TEXT         NOT NULL,

@@ -47,17 +47,20 @@ import org.slf4j.LoggerFactory;
  * the inbox makes the redelivery harmless. A failing message blocks its lane while it is retried
  * (other lanes go on), then goes to the dead-letter table.
  *
- * <p>Every {@code gapCheckInterval} the runner calls {@link InboxProcessor#checkGaps()} (metrics
- * and warnings for events parked too long).
+ * <p>Every {@code sweepInterval} the runner applies parked events left behind by a consumer that
+ * stopped or died right after applying their predecessor ({@link InboxProcessor#drainReady()});
+ * every {@code gapCheckInterval} it calls {@link InboxProcessor#checkGaps()} (metrics and warnings
+ * for events parked too long).
  *
- * <p>Defaults: concurrency 4, maxInFlight 256, gap check every 30 s, close timeout 30 s. Gauge
- * {@code tandem.consumer.in_flight}. Thread-safe.
+ * <p>Defaults: concurrency 4, maxInFlight 256, sweep every 5 s, gap check every 30 s, close timeout
+ * 30 s. Gauge {@code tandem.consumer.in_flight}. Thread-safe.
  */
 public final class ConsumerRunner implements AutoCloseable {
   public static final int DEFAULT_CONCURRENCY = 4;
   public static final int DEFAULT_MAX_IN_FLIGHT = 256;
   public static final Duration DEFAULT_GAP_CHECK_INTERVAL = Duration.ofSeconds(30);
   public static final Duration DEFAULT_CLOSE_TIMEOUT = Duration.ofSeconds(30);
+  public static final Duration DEFAULT_SWEEP_INTERVAL = Duration.ofSeconds(5);
 
   private static final Logger LOG = LoggerFactory.getLogger(ConsumerRunner.class);
 
@@ -66,6 +69,7 @@ public final class ConsumerRunner implements AutoCloseable {
   private final int maxInFlight;
   private final Duration gapCheckInterval;
   private final Duration closeTimeout;
+  private final Duration sweepInterval;
   private final Semaphore permits;
   private final List<Lane> lanes = new ArrayList<>();
   private final AtomicLong inFlight = new AtomicLong();
@@ -81,6 +85,7 @@ public final class ConsumerRunner implements AutoCloseable {
     this.maxInFlight = b.maxInFlight;
     this.gapCheckInterval = b.gapCheckInterval;
     this.closeTimeout = b.closeTimeout;
+    this.sweepInterval = b.sweepInterval;
     this.permits = new Semaphore(b.maxInFlight);
     for (int i = 0; i < b.concurrency; i++) {
       lanes.add(new Lane(i));
@@ -117,6 +122,8 @@ public final class ConsumerRunner implements AutoCloseable {
               return t;
             });
     gapChecker.scheduleWithFixedDelay(
+        this::drainReady, 0, sweepInterval.toMillis(), TimeUnit.MILLISECONDS);
+    gapChecker.scheduleWithFixedDelay(
         this::checkGaps,
         gapCheckInterval.toMillis(),
         gapCheckInterval.toMillis(),
@@ -146,6 +153,27 @@ public final class ConsumerRunner implements AutoCloseable {
     int lane = Math.floorMod(decoded.laneKey().hashCode(), lanes.size());
     lanes.get(lane).queue.add(decoded);
     return true;
+  }
+
+  private void drainReady() {
+    if (!ordered()) {
+      return;
+    }
+    try {
+      int aggregates = processor.drainReady();
+      if (aggregates > 0) {
+        LOG.info(
+            "consumer {}: applied parked events of {} aggregates left behind earlier",
+            processor.consumer(),
+            aggregates);
+      }
+    } catch (RuntimeException e) {
+      LOG.warn("consumer {}: sweeping parked events failed", processor.consumer(), e);
+    }
+  }
+
+  private boolean ordered() {
+    return processor.ordered() && !stopping;
   }
 
   private void checkGaps() {
@@ -291,6 +319,7 @@ public final class ConsumerRunner implements AutoCloseable {
     private int maxInFlight = DEFAULT_MAX_IN_FLIGHT;
     private Duration gapCheckInterval = DEFAULT_GAP_CHECK_INTERVAL;
     private Duration closeTimeout = DEFAULT_CLOSE_TIMEOUT;
+    private Duration sweepInterval = DEFAULT_SWEEP_INTERVAL;
     private MeterRegistry meterRegistry = new SimpleMeterRegistry();
 
     private Builder() {}
@@ -322,6 +351,15 @@ public final class ConsumerRunner implements AutoCloseable {
     /** How often to check for events parked too long; default 30 s. */
     public Builder gapCheckInterval(Duration gapCheckInterval) {
       this.gapCheckInterval = gapCheckInterval;
+      return this;
+    }
+
+    /**
+     * How often to apply parked events whose predecessor is applied already (left behind by a
+     * consumer that stopped between the two); default 5 s.
+     */
+    public Builder sweepInterval(Duration sweepInterval) {
+      this.sweepInterval = sweepInterval;
       return this;
     }
 
@@ -359,6 +397,7 @@ public final class ConsumerRunner implements AutoCloseable {
       }
       positive(gapCheckInterval, "gapCheckInterval");
       positive(closeTimeout, "closeTimeout");
+      positive(sweepInterval, "sweepInterval");
       if (meterRegistry == null) {
         throw new IllegalArgumentException("meterRegistry must not be null");
       }

@@ -509,6 +509,21 @@ public final class InboxProcessor {
   }
 
   /**
+   * Applies parked events whose predecessor is applied already: those a consumer left behind when
+   * it stopped (or died) between applying an event and applying its parked successors. A {@link
+   * ConsumerRunner} calls it at start and periodically; safe to call at any time, from any thread.
+   *
+   * @return the number of aggregates it looked at
+   */
+  public int drainReady() {
+    List<String[]> ready = read(conn -> store.readyAggregates(conn, consumer, 1000));
+    for (String[] aggregate : ready) {
+      drainParked(aggregate[0], aggregate[1], () -> Thread.currentThread().isInterrupted());
+    }
+    return ready.size();
+  }
+
+  /**
    * Aggregates whose parked events have waited at least {@code olderThan} for a missing version,
    * oldest first, each with the reason (not delivered yet, or held by a dead letter).
    */

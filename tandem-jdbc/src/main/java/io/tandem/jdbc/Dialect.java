@@ -273,6 +273,15 @@ public interface Dialect {
   String parkedGaps();
 
   /**
+   * Aggregates with a parked event that could be applied now (its predecessor is applied), left
+   * behind by a consumer that stopped before applying it. Parameters: consumer, limit. Columns:
+   * aggregate_type, aggregate_id.
+   */
+  default String parkedReady() {
+    return PortableSql.PARKED_READY;
+  }
+
+  /**
    * Counts parked events and the age of the oldest. Parameter: consumer. Columns: parked, oldest_ms
    * (null when none).
    */

@@ -15,6 +15,18 @@ final class PortableSql {
        WHERE consumer = ? AND aggregate_type = ? AND aggregate_id = ? AND aggregate_version <= ?
       """;
 
+  static final String PARKED_READY =
+      """
+      SELECT p.aggregate_type, p.aggregate_id
+        FROM tandem_inbox_parked p
+        JOIN tandem_inbox_position pos
+          ON pos.consumer = p.consumer AND pos.aggregate_type = p.aggregate_type
+         AND pos.aggregate_id = p.aggregate_id
+       WHERE p.consumer = ? AND p.aggregate_version <= pos.last_version + 1
+       GROUP BY p.aggregate_type, p.aggregate_id
+       LIMIT ?
+      """;
+
   static final String DEAD_LETTER_COLUMNS =
       """
       SELECT id, consumer, status, reason_class, reason, attempts, origin, raw_headers, raw_body,

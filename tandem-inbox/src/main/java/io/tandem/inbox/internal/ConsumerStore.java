@@ -152,6 +152,22 @@ public final class ConsumerStore {
     }
   }
 
+  /** Aggregates (type, id) with a parked event that could be applied now. */
+  public List<String[]> readyAggregates(Connection c, String consumer, int limit)
+      throws SQLException {
+    List<String[]> ready = new ArrayList<>();
+    try (PreparedStatement ps = c.prepareStatement(dialect.parkedReady())) {
+      ps.setString(1, consumer);
+      ps.setInt(2, limit);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          ready.add(new String[] {rs.getString(1), rs.getString(2)});
+        }
+      }
+    }
+    return ready;
+  }
+
   public ParkedSummary parkedSummary(Connection c, String consumer) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(dialect.parkedSummary())) {
       ps.setString(1, consumer);
