@@ -1,6 +1,7 @@
 package io.tandem.core;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import io.tandem.core.internal.Json;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -105,6 +106,31 @@ public final class Event {
   /** The payload, a JSON document: the published contract, not a dump of internal columns. */
   public String payload() {
     return payload;
+  }
+
+  /**
+   * Reads the payload into {@code type} (a record or bean) with Tandem's JSON mapper, ignoring JSON
+   * fields the type does not declare — producers may add fields without breaking consumers.
+   *
+   * <pre>{@code
+   * record OrderPlaced(String orderId, BigDecimal total) {}
+   * OrderPlaced placed = event.payloadAs(OrderPlaced.class);
+   * }</pre>
+   *
+   * @throws InvalidEventException (field {@code payload}) when the payload does not fit {@code
+   *     type}: a permanent problem of this event, which a consumer dead-letters instead of retrying
+   */
+  public <T> T payloadAs(Class<T> type) {
+    try {
+      return Json.mapper()
+          .readerFor(type)
+          .without(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+          .readValue(payload);
+    } catch (java.io.IOException e) {
+      throw new InvalidEventException(
+          "payload",
+          "does not fit " + type.getSimpleName() + " (event " + eventId + "): " + e.getMessage());
+    }
   }
 
   public EventHeaders headers() {

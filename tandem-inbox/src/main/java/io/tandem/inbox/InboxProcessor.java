@@ -6,6 +6,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.tandem.core.Event;
 import io.tandem.core.FaultInjector;
+import io.tandem.core.InvalidEventException;
 import io.tandem.core.RetryPolicy;
 import io.tandem.core.TandemException;
 import io.tandem.core.spi.InboundMessage;
@@ -62,9 +63,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The message is acknowledged only after that transaction committed (the fault point {@link
  * FaultInjector#CONSUMER_AFTER_COMMIT} lies between the two). A handler that throws is retried in
- * place with the {@link RetryPolicy}'s backoff; a {@link PermanentHandlerException}, a handler
- * still failing after {@code maxAttempts}, a message that is not a valid Tandem event and (by
- * policy) an unsupported type or schema version go to {@code tandem_dead_letter} with the raw
+ * place with the {@link RetryPolicy}'s backoff; a {@link PermanentHandlerException} (or an {@link
+ * InvalidEventException}, such as {@link Event#payloadAs} throws for a payload that does not fit),
+ * a handler still failing after {@code maxAttempts}, a message that is not a valid Tandem event and
+ * (by policy) an unsupported type or schema version go to {@code tandem_dead_letter} with the raw
  * message, the reason and the attempts — then the message is acknowledged and the stream flows on.
  * With ordering on, later events of a dead-lettered aggregate park until an operator {@link #replay
  * replays} or {@link #discard discards} it; {@link #gaps} says so. A database that cannot be
@@ -281,7 +283,7 @@ public final class InboxProcessor {
     }
     try {
       handler.work().apply(conn, event);
-    } catch (PermanentHandlerException refused) {
+    } catch (PermanentHandlerException | InvalidEventException refused) {
       throw new Refused(
           DeadLetterReason.HANDLER_REFUSED,
           "handler refused the event: " + Failures.describe(refused),

@@ -1,0 +1,402 @@
+package io.tandem.inbox;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.tandem.core.Event;
+import io.tandem.core.FaultInjector;
+import io.tandem.core.RetryPolicy;
+import io.tandem.jdbc.Dialect;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.SQLTransientConnectionException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Random;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * The processor's rules, one delivery at a time on a real database: ordering guard, duplicates,
+ * policies for unsupported events, dead letters and their replay or discard, acknowledgement only
+ * after the commit, retention. Subclassed per database.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+abstract class InboxProcessorTest {
+  private InboxDatabase db;
+  private String consumer;
+
+  abstract InboxDatabase openDatabase(String prefix) throws SQLException;
+
+  @BeforeAll
+  void open() throws SQLException {
+    db = openDatabase("processor_test");
+  }
+
+  @AfterAll
+  void close() {
+    db.close();
+  }
+
+  @BeforeEach
+  void freshConsumer() {
+    consumer = "c-" + UUID.randomUUID();
+  }
+
+  private static Event event(String aggregate, long version, String type, int schema) {
+    return Event.builder()
+        .aggregate("Order", aggregate, version)
+        .eventType(type)
+        .schemaVersion(schema)
+        .payload("{\"orderId\":\"" + aggregate + "\",\"v\":" + version + ",\"addedLater\":true}")
+        .build();
+  }
+
+  private static Event event(String aggregate, long version) {
+    return event(aggregate, version, "OrderPlaced", 1);
+  }
+
+  private InboxProcessor.Builder processor() {
+    return InboxProcessor.builder()
+        .dataSource(db.dataSource)
+        .consumer(consumer)
+        .retryPolicy(RetryPolicy.builder().base(Duration.ofMillis(1)).maxAttempts(3).build())
+        .on("OrderPlaced", this::invoice);
+  }
+
+  private void invoice(Connection c, Event e) throws SQLException {
+    try (PreparedStatement ps =
+        c.prepareStatement("INSERT INTO invoices (order_id, event_id) VALUES (?, ?)")) {
+      ps.setString(1, e.aggregateId() + "#" + e.aggregateVersion() + "@" + consumer);
+      ps.setObject(2, e.eventId());
+      ps.executeUpdate();
+    }
+  }
+
+  private List<String> invoices() throws SQLException {
+    List<String> rows = new ArrayList<>();
+    try (Connection c = db.dataSource.getConnection();
+        PreparedStatement ps =
+            c.prepareStatement("SELECT order_id FROM invoices WHERE order_id LIKE ? ORDER BY id")) {
+      ps.setString(1, "%@" + consumer);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          rows.add(rs.getString(1).replace("@" + consumer, ""));
+        }
+      }
+    }
+    return rows;
+  }
+
+  @Test
+  void versionsAreAppliedInOrderWhateverTheArrivalOrder() throws SQLException {
+    InboxProcessor p = processor().build();
+    List<Event> events = new ArrayList<>();
+    for (int v = 1; v <= 30; v++) {
+      events.add(event("o-1", v));
+    }
+    for (long seed = 1; seed <= 5; seed++) {
+      freshConsumer();
+      p = processor().build();
+      List<Event> shuffled = new ArrayList<>(events);
+      Collections.shuffle(shuffled, new Random(seed));
+      for (Event e : shuffled) {
+        p.process(TestMessage.of(e));
+      }
+      List<String> expected = new ArrayList<>();
+      for (int v = 1; v <= 30; v++) {
+        expected.add("o-1#" + v);
+      }
+      assertThat(invoices()).as("seed " + seed).isEqualTo(expected);
+      assertThat(p.appliedCount()).isEqualTo(30);
+    }
+  }
+
+  @Test
+  void aVersionAtOrBelowThePositionIsACountedDuplicateAndStillAcknowledged() throws SQLException {
+    InboxProcessor p = processor().build();
+    TestMessage first = TestMessage.of(event("o-1", 1));
+    TestMessage again = TestMessage.of(event("o-1", 1)); // a different id, an old version
+
+    assertThat(p.process(first)).isEqualTo(Outcome.APPLIED);
+    assertThat(p.process(again)).isEqualTo(Outcome.DUPLICATE);
+    assertThat(p.process(first)).isEqualTo(Outcome.DUPLICATE);
+
+    assertThat(invoices()).containsExactly("o-1#1");
+    assertThat(p.duplicateCount()).isEqualTo(2);
+    assertThat(first.acks.get() + again.acks.get()).isEqualTo(3);
+  }
+
+  @Test
+  void withOrderingOffOnlyTheEventIdDeduplicates() throws SQLException {
+    InboxProcessor p = processor().ordered(false).build();
+    Event v2 = event("o-1", 2);
+
+    assertThat(p.process(TestMessage.of(v2))).isEqualTo(Outcome.APPLIED);
+    assertThat(p.process(TestMessage.of(event("o-1", 1)))).isEqualTo(Outcome.APPLIED);
+    assertThat(p.process(TestMessage.of(v2))).isEqualTo(Outcome.DUPLICATE);
+
+    assertThat(invoices()).containsExactly("o-1#2", "o-1#1");
+  }
+
+  @Test
+  void aConsumerJoiningLateCanStartAtTheFirstVersionItSees() throws SQLException {
+    InboxProcessor waiting = processor().build();
+    assertThat(waiting.process(TestMessage.of(event("o-1", 7)))).isEqualTo(Outcome.PARKED);
+
+    freshConsumer();
+    InboxProcessor late = processor().startAtFirstSeenVersion(true).build();
+    assertThat(late.process(TestMessage.of(event("o-1", 7)))).isEqualTo(Outcome.APPLIED);
+    assertThat(late.process(TestMessage.of(event("o-1", 9)))).isEqualTo(Outcome.PARKED);
+    assertThat(late.process(TestMessage.of(event("o-1", 8)))).isEqualTo(Outcome.APPLIED);
+    assertThat(invoices()).containsExactly("o-1#7", "o-1#8", "o-1#9");
+  }
+
+  @Test
+  void unknownTypesAreSkippedByDefaultAndDeadLetteredOnRequest() throws SQLException {
+    InboxProcessor skipping = processor().build();
+    assertThat(skipping.process(TestMessage.of(event("o-1", 1, "OrderAudited", 1))))
+        .isEqualTo(Outcome.SKIPPED);
+    assertThat(skipping.process(TestMessage.of(event("o-1", 2))))
+        .as("ordering moved past the skipped version")
+        .isEqualTo(Outcome.APPLIED);
+    assertThat(skipping.skippedCount()).isEqualTo(1);
+
+    freshConsumer();
+    InboxProcessor strict =
+        processor().unknownEventTypes(UnsupportedEventPolicy.DEAD_LETTER).build();
+    assertThat(strict.process(TestMessage.of(event("o-1", 1, "OrderAudited", 1))))
+        .isEqualTo(Outcome.DEAD_LETTERED);
+    assertThat(strict.deadLetters(DeadLetterStatus.DEAD, 0, 10))
+        .singleElement()
+        .satisfies(
+            d -> {
+              assertThat(d.reasonClass()).isEqualTo(DeadLetterReason.UNKNOWN_EVENT_TYPE);
+              assertThat(d.reason()).contains("OrderAudited");
+            });
+  }
+
+  @Test
+  void aNewerSchemaIsDeadLetteredUntilTheHandlerIsUpgradedThenReplayed() throws SQLException {
+    InboxProcessor v1 = processor().build();
+    TestMessage newer = TestMessage.of(event("o-1", 1, "OrderPlaced", 2));
+
+    assertThat(v1.process(newer)).isEqualTo(Outcome.DEAD_LETTERED);
+    assertThat(newer.acks.get()).as("dead-lettered, then acknowledged").isEqualTo(1);
+    assertThat(v1.process(TestMessage.of(event("o-1", 2)))).isEqualTo(Outcome.PARKED);
+    DeadLetter dead = v1.deadLetters(DeadLetterStatus.DEAD, 0, 10).get(0);
+    assertThat(dead.reasonClass()).isEqualTo(DeadLetterReason.UNSUPPORTED_SCHEMA_VERSION);
+    assertThat(dead.rawHeaders()).containsEntry("content-type", "application/json");
+    assertThat(new String(dead.rawBody(), java.nio.charset.StandardCharsets.UTF_8))
+        .contains("\"orderId\":\"o-1\"");
+
+    InboxProcessor v2 =
+        InboxProcessor.builder()
+            .dataSource(db.dataSource)
+            .consumer(consumer)
+            .on("OrderPlaced", 2, this::invoice)
+            .build();
+    assertThat(v2.replay(dead.id())).isEqualTo(Outcome.APPLIED);
+
+    assertThat(invoices()).containsExactly("o-1#1", "o-1#2");
+    assertThatThrownBy(() -> v2.replay(dead.id()))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("REPLAYED");
+  }
+
+  @Test
+  void discardingADeadLetterLetsTheParkedSuccessorsThrough() throws SQLException {
+    InboxProcessor p =
+        processor()
+            .on(
+                "OrderRefused",
+                (c, e) -> {
+                  throw new PermanentHandlerException("never");
+                })
+            .build();
+    assertThat(p.process(TestMessage.of(event("o-1", 1)))).isEqualTo(Outcome.APPLIED);
+    assertThat(p.process(TestMessage.of(event("o-1", 2, "OrderRefused", 1))))
+        .isEqualTo(Outcome.DEAD_LETTERED);
+    assertThat(p.process(TestMessage.of(event("o-1", 3)))).isEqualTo(Outcome.PARKED);
+    long id = p.deadLetters(DeadLetterStatus.DEAD, 0, 10).get(0).id();
+    assertThat(p.gaps(Duration.ZERO, 10).get(0).blockingDeadLetter()).hasValue(id);
+
+    p.discard(id);
+
+    assertThat(invoices()).containsExactly("o-1#1", "o-1#3");
+    assertThat(p.gaps(Duration.ZERO, 10)).isEmpty();
+    assertThat(p.deadLetters(DeadLetterStatus.DISCARDED, 0, 10)).hasSize(1);
+    assertThatThrownBy(() -> p.discard(id)).isInstanceOf(IllegalStateException.class);
+    assertThatThrownBy(() -> p.replay(424242L))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("no dead letter #424242");
+  }
+
+  @Test
+  void anInvalidMessageIsDeadLetteredWithItsRawBody() {
+    InboxProcessor p = processor().build();
+    TestMessage invalid = TestMessage.invalid("{not json");
+
+    assertThat(p.process(invalid)).isEqualTo(Outcome.DEAD_LETTERED);
+
+    DeadLetter dead = p.deadLetters(DeadLetterStatus.DEAD, 0, 10).get(0);
+    assertThat(dead.reasonClass()).isEqualTo(DeadLetterReason.INVALID_MESSAGE);
+    assertThat(dead.reason()).contains("body is not a CloudEvent");
+    assertThat(new String(dead.rawBody(), java.nio.charset.StandardCharsets.UTF_8))
+        .isEqualTo("{not json");
+    assertThat(dead.eventId()).isNull();
+    assertThat(dead.attempts()).isEqualTo(1);
+    assertThat(invalid.acks.get()).isEqualTo(1);
+  }
+
+  @Test
+  void aFailingHandlerIsRetriedThenDeadLetteredAndNothingOfItCommits() throws SQLException {
+    AtomicInteger calls = new AtomicInteger();
+    InboxProcessor p =
+        InboxProcessor.builder()
+            .dataSource(db.dataSource)
+            .consumer(consumer)
+            .retryPolicy(RetryPolicy.builder().base(Duration.ofMillis(1)).maxAttempts(4).build())
+            .on(
+                "OrderPlaced",
+                (c, e) -> {
+                  calls.incrementAndGet();
+                  invoice(c, e); // written, then rolled back with the failure
+                  throw new IllegalStateException("downstream rule failed");
+                })
+            .build();
+
+    assertThat(p.process(TestMessage.of(event("o-1", 1)))).isEqualTo(Outcome.DEAD_LETTERED);
+
+    assertThat(calls.get()).isEqualTo(4);
+    assertThat(p.failedAttempts()).isEqualTo(4);
+    assertThat(invoices()).isEmpty();
+    DeadLetter dead = p.deadLetters(DeadLetterStatus.DEAD, 0, 10).get(0);
+    assertThat(dead.reasonClass()).isEqualTo(DeadLetterReason.RETRIES_EXHAUSTED);
+    assertThat(dead.attempts()).isEqualTo(4);
+    assertThat(dead.reason()).contains("downstream rule failed");
+  }
+
+  @Test
+  void anUnreachableDatabaseDoesNotUseUpAttempts() throws SQLException {
+    AtomicInteger calls = new AtomicInteger();
+    InboxProcessor p =
+        InboxProcessor.builder()
+            .dataSource(db.dataSource)
+            .consumer(consumer)
+            .retryPolicy(RetryPolicy.builder().base(Duration.ofMillis(1)).maxAttempts(2).build())
+            .on(
+                "OrderPlaced",
+                (c, e) -> {
+                  if (calls.incrementAndGet() <= 3) {
+                    throw new SQLTransientConnectionException("connection reset", "08006");
+                  }
+                  invoice(c, e);
+                })
+            .build();
+
+    assertThat(p.process(TestMessage.of(event("o-1", 1)))).isEqualTo(Outcome.APPLIED);
+
+    assertThat(calls.get()).isEqualTo(4);
+    assertThat(p.failedAttempts()).as("connection failures are not the message's").isZero();
+    assertThat(invoices()).containsExactly("o-1#1");
+  }
+
+  @Test
+  void theMessageIsAcknowledgedOnlyAfterTheCommit() throws SQLException {
+    InboxProcessor p =
+        processor()
+            .faultInjector(
+                point -> {
+                  if (point.equals(FaultInjector.CONSUMER_AFTER_COMMIT)) {
+                    throw new FaultInjector.SimulatedCrash(point);
+                  }
+                })
+            .build();
+    TestMessage message = TestMessage.of(event("o-1", 1));
+
+    assertThatThrownBy(() -> p.process(message)).isInstanceOf(FaultInjector.SimulatedCrash.class);
+
+    assertThat(invoices()).as("committed").containsExactly("o-1#1");
+    assertThat(message.acks.get()).as("not acknowledged").isZero();
+    InboxProcessor restarted = processor().build();
+    assertThat(restarted.process(message)).isEqualTo(Outcome.DUPLICATE);
+    assertThat(message.acks.get()).isEqualTo(1);
+    assertThat(invoices()).containsExactly("o-1#1");
+  }
+
+  /** A payload type of the consumer's own that knows fewer fields than the producer sends. */
+  record PlacedV1(String orderId, long v) {}
+
+  @Test
+  void unknownPayloadFieldsAreTolerated() throws Exception {
+    List<PlacedV1> seen = new ArrayList<>();
+    InboxProcessor p =
+        InboxProcessor.builder()
+            .dataSource(db.dataSource)
+            .consumer(consumer)
+            .on("OrderPlaced", (c, e) -> seen.add(e.payloadAs(PlacedV1.class)))
+            .build();
+
+    assertThat(p.process(TestMessage.of(event("o-1", 1)))).isEqualTo(Outcome.APPLIED);
+
+    assertThat(seen).containsExactly(new PlacedV1("o-1", 1));
+  }
+
+  @Test
+  void retentionPurgesOldRecordsInBatchesAndRefusesAWindowShorterThanReplay() throws SQLException {
+    InboxProcessor p = processor().ordered(false).build();
+    for (int i = 1; i <= 25; i++) {
+      p.process(TestMessage.of(event("r-" + i, 1)));
+    }
+    try (Connection c = db.dataSource.getConnection();
+        Statement s = c.createStatement()) {
+      boolean postgres = Dialect.of(c).name().equals("postgresql");
+      s.executeUpdate(
+          postgres
+              ? "UPDATE tandem_inbox SET processed_at = processed_at - interval '20 days'"
+              : "UPDATE tandem_inbox SET processed_at = processed_at - INTERVAL 20 DAY");
+    }
+    InboxRetention retention =
+        InboxRetention.builder().dataSource(db.dataSource).batchSize(10).build();
+
+    long eligible = retention.dryRun();
+    assertThat(eligible).isGreaterThanOrEqualTo(25);
+    assertThat(retention.dryRun()).as("a dry run deletes nothing").isEqualTo(eligible);
+    assertThat(retention.run()).isEqualTo(eligible);
+    assertThat(retention.dryRun()).isZero();
+    assertThatThrownBy(
+            () ->
+                InboxRetention.builder()
+                    .dataSource(db.dataSource)
+                    .retention(Duration.ofDays(3))
+                    .maxReplayWindow(Duration.ofDays(7))
+                    .build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("shorter than the broker's maximum replay window");
+  }
+
+  @Test
+  void theBuilderNamesWhatIsWrong() {
+    assertThatThrownBy(() -> InboxProcessor.builder().consumer("c").on("A", (c, e) -> {}).build())
+        .hasMessageContaining("dataSource");
+    assertThatThrownBy(
+            () -> InboxProcessor.builder().dataSource(db.dataSource).consumer("bad name").build())
+        .hasMessageContaining("consumer name 'bad name' is invalid");
+    assertThatThrownBy(
+            () -> InboxProcessor.builder().dataSource(db.dataSource).consumer("c").build())
+        .hasMessageContaining("no handler");
+    assertThatThrownBy(() -> InboxProcessor.builder().on("A", (c, e) -> {}).on("A", (c, e) -> {}))
+        .hasMessageContaining("has a handler already");
+  }
+}
