@@ -118,14 +118,13 @@ class RabbitMessageSourceBuilderTest {
 
   @Test
   void startNeedsASinkAndHappensOnce() {
-    try (RabbitMessageSource source = valid().build()) {
-      assertThatThrownBy(() -> source.start(null))
-          .isInstanceOf(NullPointerException.class)
-          .hasMessageContaining("sink must not be null");
-      source.close();
-      assertThatThrownBy(() -> source.start(m -> true))
-          .isInstanceOf(IllegalStateException.class)
-          .hasMessageContaining("is closed");
-    }
+    RabbitMessageSource source = valid().build();
+    assertThatThrownBy(() -> source.start(null))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessageContaining("sink must not be null");
+    source.close();
+    assertThatThrownBy(() -> source.start(m -> true))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("is closed");
   }
 }
