@@ -1,7 +1,7 @@
 package io.tandem.redis.internal;
 
 import java.time.Duration;
-import java.util.Set;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -26,7 +26,11 @@ public final class EntryAcknowledger {
   private final String group;
   private final Duration borrowTimeout;
   private final CommandObjects commands = new CommandObjects();
-  private final Set<EntryKey> inFlight = ConcurrentHashMap.newKeySet();
+
+  /** Handed over: TRUE until settled; FALSE once settled during a pending read. */
+  private final Map<EntryKey, Boolean> handedOver = new ConcurrentHashMap<>();
+
+  private volatile boolean readingPending;
 
   public EntryAcknowledger(ConnectionPool pool, String group, Duration borrowTimeout) {
     this.pool = pool;
@@ -34,19 +38,33 @@ public final class EntryAcknowledger {
     this.borrowTimeout = borrowTimeout;
   }
 
-  /** Remembers that {@code entry} was handed over; false if it already was and is not settled. */
+  /**
+   * Remembers that {@code entry} is handed over; false if it was before and is not settled yet, or
+   * was settled during the pending read under way.
+   */
   public boolean handOver(EntryKey entry) {
-    return inFlight.add(entry);
+    return handedOver.putIfAbsent(entry, Boolean.TRUE) == null;
+  }
+
+  /** Whether {@link #handOver} would refuse {@code entry}. */
+  public boolean isHandedOver(EntryKey entry) {
+    return handedOver.containsKey(entry);
   }
 
   /** Forgets an entry whose hand-over failed or was refused: it stays pending at the broker. */
   public void forget(EntryKey entry) {
-    inFlight.remove(entry);
+    handedOver.remove(entry);
   }
 
-  /** Whether {@code entry} is handed over and not settled yet. */
-  public boolean isInFlight(EntryKey entry) {
-    return inFlight.contains(entry);
+  /** Called before sending a read of pending entries ({@code XAUTOCLAIM}, {@code XREADGROUP 0}). */
+  public void pendingReadStarts() {
+    readingPending = true;
+  }
+
+  /** Called once the reply of a read of pending entries was handled. */
+  public void pendingReadEnded() {
+    readingPending = false;
+    handedOver.values().removeIf(inFlight -> !inFlight);
   }
 
   /**
@@ -60,6 +78,12 @@ public final class EntryAcknowledger {
       try (connection) {
         connection.executeCommand(commands.xack(entry.stream(), group, entry.id()));
       }
+      if (readingPending) {
+        handedOver.put(entry, Boolean.FALSE); // the read's reply may still hold it
+      } else {
+        handedOver.remove(entry); // acknowledged before any later read was sent
+      }
+      return;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       LOG.warn(notAcknowledged(entry, "interrupted"));
@@ -69,9 +93,8 @@ public final class EntryAcknowledger {
       } else {
         LOG.warn(notAcknowledged(entry, e.toString()), e);
       }
-    } finally {
-      inFlight.remove(entry);
     }
+    handedOver.remove(entry); // still pending: may be delivered again
   }
 
   private String notAcknowledged(EntryKey entry, String why) {

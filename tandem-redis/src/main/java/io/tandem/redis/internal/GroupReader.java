@@ -33,7 +33,8 @@ import redis.clients.jedis.resps.StreamEntry;
  *
  * Entries are handed to the sink one by one; a blocking sink stops the loop, so at most one batch
  * is read ahead. An entry handed over and not acknowledged is never handed over again by this
- * reader, whether re-read or claimed.
+ * reader, whether re-read or claimed, nor is one acknowledged while the read returning it was under
+ * way (see {@link EntryAcknowledger}).
  */
 public final class GroupReader implements Runnable {
   private static final Logger LOG =
@@ -132,16 +133,18 @@ public final class GroupReader implements Runnable {
   /** One read, claim or re-read and its hand-over; false when the sink refused a message. */
   private boolean step() throws InterruptedException {
     Connection c = connection();
-    if (!ownPending.isEmpty()) {
-      return readOwnPending(c);
-    }
     if (claimCursors.isEmpty() && System.nanoTime() - nextClaimAt >= 0) {
       settings.streams().forEach(stream -> claimCursors.put(stream, START));
     }
-    if (!claimCursors.isEmpty()) {
-      return claim(c);
+    if (ownPending.isEmpty() && claimCursors.isEmpty()) {
+      return readNew(c);
     }
-    return readNew(c);
+    acknowledger.pendingReadStarts();
+    try {
+      return ownPending.isEmpty() ? claim(c) : readOwnPending(c);
+    } finally {
+      acknowledger.pendingReadEnded();
+    }
   }
 
   private boolean readOwnPending(Connection c) throws InterruptedException {
@@ -197,7 +200,7 @@ public final class GroupReader implements Runnable {
         boolean fresh =
             entry != null
                 && entry.getFields() != null
-                && !acknowledger.isInFlight(new EntryKey(stream, entry.getID()));
+                && !acknowledger.isHandedOver(new EntryKey(stream, entry.getID()));
         if (!handOver(c, stream, entry)) {
           return false;
         }

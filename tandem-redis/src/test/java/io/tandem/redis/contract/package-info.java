@@ -1,0 +1,4 @@
+/**
+ * The consumer runner contract (tandem-inbox) run with Redis Streams on both consumer databases.
+ */
+package io.tandem.redis.contract;
