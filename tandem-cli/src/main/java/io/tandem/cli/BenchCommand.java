@@ -1,5 +1,7 @@
 package io.tandem.cli;
 
+import io.tandem.bench.ConsumerBenchReport;
+import io.tandem.bench.ConsumerBenchmark;
 import io.tandem.bench.RelayBenchReport;
 import io.tandem.bench.RelayBenchmark;
 import java.util.concurrent.Callable;
@@ -12,7 +14,7 @@ import picocli.CommandLine.Option;
     name = "bench",
     mixinStandardHelpOptions = true,
     description = "Benchmarks (see BENCHMARKS.md).",
-    subcommands = {BenchCommand.Relay.class})
+    subcommands = {BenchCommand.Relay.class, BenchCommand.Consumer.class})
 final class BenchCommand implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
@@ -67,6 +69,48 @@ final class BenchCommand implements Runnable {
 
     private static String blank(String s) {
       return s == null || s.isBlank() ? null : s;
+    }
+  }
+
+  @Command(
+      name = "consumer",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Consumer throughput on Kafka: through the inbox versus a bare handler writing the same",
+        "row (both one lane), and the inbox with 8 per-aggregate lanes versus one.",
+        "Uses --jdbc-url (or TANDEM_JDBC_URL) when given, else an embedded PostgreSQL with fsync"
+            + " on."
+      })
+  static final class Consumer implements Callable<Integer> {
+    @Option(
+        names = "--events",
+        defaultValue = "20000",
+        description = "Events per run (default: ${DEFAULT-VALUE}).")
+    int events;
+
+    @Option(names = "--json", description = "Print one JSON object.")
+    boolean json;
+
+    @Option(
+        names = "--jdbc-url",
+        defaultValue = "${env:TANDEM_JDBC_URL}",
+        description = "PostgreSQL server (the benchmark creates and drops its own databases).")
+    String jdbcUrl;
+
+    @Option(
+        names = "--kafka-bootstrap",
+        defaultValue = "${env:TANDEM_KAFKA_BOOTSTRAP}",
+        description = "Kafka (default: an embedded broker in a child process).")
+    String kafkaBootstrap;
+
+    @Override
+    public Integer call() throws Exception {
+      ConsumerBenchReport report =
+          new ConsumerBenchmark(
+                  events, Relay.blank(jdbcUrl), Relay.blank(kafkaBootstrap), System.err)
+              .run();
+      System.out.print(json ? report.toJson() + System.lineSeparator() : report.toTable());
+      return 0;
     }
   }
 }

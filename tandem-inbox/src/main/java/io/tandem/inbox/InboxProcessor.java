@@ -104,6 +104,15 @@ public final class InboxProcessor {
 
   private record Handler(int maxSchemaVersion, InboxWork<?> work) {}
 
+  /** The event id was processed before although its version is new: nothing may change. */
+  private static final class AlreadyProcessed extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    AlreadyProcessed() {
+      super(null, null, false, false);
+    }
+  }
+
   /** A handler that failed for good, with the dead-letter reason. */
   private static final class Refused extends RuntimeException {
     private static final long serialVersionUID = 1L;
@@ -240,6 +249,13 @@ public final class InboxProcessor {
   }
 
   private Outcome applyIn(Connection conn, Event event, String origin) throws SQLException {
+    if (ordered && store.advanceIfNext(conn, consumer, event)) {
+      // The common case in one statement: the position was one below and is now locked here.
+      if (!store.recordProcessed(conn, consumer, event)) {
+        throw new AlreadyProcessed(); // the same id under another version: roll the move back
+      }
+      return runHandler(conn, event);
+    }
     if (ordered) {
       long initial = startAtFirstSeen ? event.aggregateVersion() - 1 : 0;
       long last =

@@ -4,7 +4,6 @@ import io.tandem.core.Event;
 import io.tandem.core.spi.MessageSource;
 import io.tandem.inbox.contract.ConsumerRunnerContract;
 import io.tandem.inbox.contract.SourceFactory;
-import io.tandem.testkit.RequiresMariaDb;
 import java.util.List;
 import org.junit.jupiter.api.Assumptions;
 
@@ -19,15 +18,6 @@ class InMemoryConsumerRunnerTest extends ConsumerRunnerContract {
   @Override
   protected boolean postgres() {
     return true;
-  }
-
-  /** The same on MariaDB (skipped when none answers). */
-  @RequiresMariaDb
-  static class OnMariaDb extends InMemoryConsumerRunnerTest {
-    @Override
-    protected boolean postgres() {
-      return false;
-    }
   }
 
   @Override

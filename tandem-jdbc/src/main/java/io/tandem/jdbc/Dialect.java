@@ -241,6 +241,15 @@ public interface Dialect {
    */
   String positionLock();
 
+  /**
+   * Moves a position to the next version only if it is exactly one below (the common case, in one
+   * statement that also locks the row); affects no row otherwise. Parameters: new last_version,
+   * consumer, aggregate_type, aggregate_id, expected last_version.
+   */
+  default String positionAdvance() {
+    return PortableSql.POSITION_ADVANCE;
+  }
+
   /** Moves a position forward. Parameters: last_version, consumer, aggregate_type, aggregate_id. */
   String positionUpdate();
 

@@ -15,6 +15,12 @@ final class PortableSql {
        WHERE consumer = ? AND aggregate_type = ? AND aggregate_id = ? AND aggregate_version <= ?
       """;
 
+  static final String POSITION_ADVANCE =
+      """
+      UPDATE tandem_inbox_position SET last_version = ?
+       WHERE consumer = ? AND aggregate_type = ? AND aggregate_id = ? AND last_version = ?
+      """;
+
   static final String PARKED_READY =
       """
       SELECT p.aggregate_type, p.aggregate_id

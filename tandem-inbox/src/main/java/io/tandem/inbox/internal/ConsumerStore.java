@@ -75,6 +75,21 @@ public final class ConsumerStore {
     }
   }
 
+  /**
+   * Moves the position to the event's version if it was exactly one below, locking the row; false
+   * when the position is absent or elsewhere (then {@link #lockPosition} decides).
+   */
+  public boolean advanceIfNext(Connection c, String consumer, Event e) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(dialect.positionAdvance())) {
+      ps.setLong(1, e.aggregateVersion());
+      ps.setString(2, consumer);
+      ps.setString(3, e.aggregateType());
+      ps.setString(4, e.aggregateId());
+      ps.setLong(5, e.aggregateVersion() - 1);
+      return ps.executeUpdate() == 1;
+    }
+  }
+
   public void updatePosition(Connection c, String consumer, Event e) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(dialect.positionUpdate())) {
       ps.setLong(1, e.aggregateVersion());

@@ -1,0 +1,72 @@
+package io.tandem.bench;
+
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The consumer benchmark's figures, all from one run on the same database and broker.
+ *
+ * @param events events consumed per run
+ * @param inboxPerSec one lane through the inbox (ordering guard, inbox record, business row)
+ * @param barePerSec the same business row written by a bare handler, one transaction per event
+ * @param parallelPerSec the inbox with per-aggregate lanes ({@code lanes})
+ * @param singlePerSec the inbox with one lane (the {@code inboxPerSec} configuration, run again)
+ * @param lanes lanes of the parallel run
+ * @param database the database the figures come from
+ */
+public record ConsumerBenchReport(
+    int events,
+    double inboxPerSec,
+    double barePerSec,
+    double parallelPerSec,
+    double singlePerSec,
+    int lanes,
+    String database) {
+
+  public double inboxCostRatio() {
+    return barePerSec / inboxPerSec;
+  }
+
+  public double parallelSpeedup() {
+    return parallelPerSec / singlePerSec;
+  }
+
+  /** One JSON object; the first six keys are the benchmark's contract. */
+  public String toJson() {
+    StringBuilder sb = new StringBuilder("{");
+    map()
+        .forEach(
+            (k, v) -> {
+              if (sb.length() > 1) {
+                sb.append(", ");
+              }
+              sb.append('"').append(k).append("\": ").append(v);
+            });
+    return sb.append('}').toString();
+  }
+
+  public String toTable() {
+    StringBuilder sb = new StringBuilder();
+    map().forEach((k, v) -> sb.append(String.format(Locale.ROOT, "%-22s %s%n", k, v)));
+    return sb.toString();
+  }
+
+  private Map<String, Object> map() {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("inbox_per_s", num(inboxPerSec));
+    m.put("bare_per_s", num(barePerSec));
+    m.put("inbox_cost_ratio", String.format(Locale.ROOT, "%.3f", inboxCostRatio()));
+    m.put("parallel_per_s", num(parallelPerSec));
+    m.put("single_per_s", num(singlePerSec));
+    m.put("parallel_speedup", String.format(Locale.ROOT, "%.3f", parallelSpeedup()));
+    m.put("events", events);
+    m.put("lanes", lanes);
+    m.put("database", "\"" + database + "\"");
+    return m;
+  }
+
+  private static String num(double v) {
+    return String.format(Locale.ROOT, "%.1f", v);
+  }
+}
