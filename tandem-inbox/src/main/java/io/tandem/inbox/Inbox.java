@@ -5,11 +5,11 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.tandem.core.Event;
 import io.tandem.core.TandemException;
+import io.tandem.inbox.internal.ConsumerStore;
 import io.tandem.jdbc.Dialect;
 import io.tandem.jdbc.JdbcException;
 import io.tandem.jdbc.Transactions;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Pattern;
@@ -28,6 +28,9 @@ import javax.sql.DataSource;
  *   try (PreparedStatement ps = conn.prepareStatement("INSERT INTO invoices ...")) { ... }
  * });
  * }</pre>
+ *
+ * <p>This is the building block; {@link InboxProcessor} adds per-aggregate ordering, dead letters
+ * and retries on top, and {@link ConsumerRunner} feeds it from a broker.
  *
  * <p>When the work throws, the transaction rolls back, the inbox record with it, and the exception
  * reaches the caller unchanged: the delivery is not acknowledged and comes again. Thread-safe.
@@ -99,15 +102,7 @@ public final class Inbox {
             "the inbox needs an open transaction, but the connection is in auto-commit mode:"
                 + " call connection.setAutoCommit(false) first");
       }
-      try (PreparedStatement ps = connection.prepareStatement(d.inboxInsert())) {
-        ps.setString(1, consumer);
-        ps.setObject(2, event.eventId());
-        ps.setString(3, event.aggregateType());
-        ps.setString(4, event.aggregateId());
-        ps.setLong(5, event.aggregateVersion());
-        ps.setString(6, event.eventType());
-        return ps.executeUpdate() == 1;
-      }
+      return new ConsumerStore(d).recordProcessed(connection, consumer, event);
     } catch (SQLException e) {
       throw new JdbcException(
           "recording event " + event.eventId() + " for consumer '" + consumer + "' failed", e);
