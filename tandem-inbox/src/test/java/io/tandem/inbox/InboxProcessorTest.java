@@ -3,10 +3,12 @@ package io.tandem.inbox;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.tandem.core.Event;
 import io.tandem.core.FaultInjector;
 import io.tandem.core.RetryPolicy;
 import io.tandem.jdbc.Dialect;
+import io.tandem.outbox.Outbox;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -20,6 +22,7 @@ import java.util.List;
 import java.util.Random;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -384,6 +387,70 @@ abstract class InboxProcessorTest {
                     .build())
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("shorter than the broker's maximum replay window");
+  }
+
+  @Test
+  void aHandlerAppendsToItsOwnOutboxInTheSameTransaction() throws SQLException {
+    Outbox outbox = Outbox.create();
+    AtomicInteger failures = new AtomicInteger(1);
+    InboxProcessor p =
+        InboxProcessor.builder()
+            .dataSource(db.dataSource)
+            .consumer(consumer)
+            .retryPolicy(RetryPolicy.builder().base(Duration.ofMillis(1)).maxAttempts(3).build())
+            .on(
+                "OrderPlaced",
+                (c, e) -> {
+                  invoice(c, e);
+                  outbox.append(
+                      c,
+                      Event.builder()
+                          .aggregate("Invoice", e.aggregateId() + "@" + consumer, 1)
+                          .eventType("InvoiceCreated")
+                          .payload("{\"order\":\"" + e.aggregateId() + "\"}")
+                          .build());
+                  if (failures.getAndDecrement() > 0) {
+                    throw new IllegalStateException("fails once after writing both rows");
+                  }
+                })
+            .build();
+
+    assertThat(p.process(TestMessage.of(event("o-1", 1)))).isEqualTo(Outcome.APPLIED);
+
+    assertThat(invoices()).containsExactly("o-1#1");
+    try (Connection c = db.dataSource.getConnection();
+        PreparedStatement ps =
+            c.prepareStatement("SELECT count(*) FROM tandem_outbox WHERE aggregate_id = ?")) {
+      ps.setString(1, "o-1@" + consumer);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        assertThat(rs.getLong(1)).as("the failed attempt's reply rolled back").isEqualTo(1);
+      }
+    }
+  }
+
+  @Test
+  void aPredecessorMissingPastTheAlertTimeIsReportedAndMeasured() {
+    SimpleMeterRegistry meters = new SimpleMeterRegistry();
+    InboxProcessor p =
+        processor().gapAlertAfter(Duration.ofMillis(200)).meterRegistry(meters).build();
+    p.process(TestMessage.of(event("o-1", 1)));
+    p.process(TestMessage.of(event("o-1", 3)));
+    p.process(TestMessage.of(event("o-1", 4)));
+
+    Awaitility.await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(() -> assertThat(p.checkGaps()).hasSize(1));
+
+    AggregateGap gap = p.checkGaps().get(0);
+    assertThat(gap.waitingFor()).isEqualTo(2);
+    assertThat(gap.lastApplied()).hasValue(1);
+    assertThat(gap.parked()).isEqualTo(2);
+    assertThat(gap.explanation()).contains("has not been delivered yet");
+    assertThat(meters.get("tandem.consumer.gaps.overdue").tag("consumer", consumer).gauge().value())
+        .isEqualTo(1.0);
+    assertThat(meters.get("tandem.consumer.parked").tag("consumer", consumer).gauge().value())
+        .isEqualTo(2.0);
   }
 
   @Test
