@@ -274,7 +274,9 @@ public final class KafkaMessageSource implements MessageSource {
      * How long a revocation waits for the records handed over from the revoked partitions to be
      * acknowledged before committing what was and giving the rest up (to be delivered again);
      * default 30 s. Zero gives them up at once. Must be shorter than {@code max.poll.interval.ms}
-     * (default 5 min).
+     * (default 5 min). Best longer than a message may take in the runner (retries included): a
+     * record given up while still being processed is delivered to the new owner meanwhile, and only
+     * the inbox keeps the two from applying it twice.
      */
     public Builder rebalanceTimeout(Duration rebalanceTimeout) {
       this.rebalanceTimeout = rebalanceTimeout;

@@ -26,8 +26,8 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 
-/** Real-broker helpers shared by the module's tests. */
-final class KafkaTestSupport {
+/** Real-broker helpers shared by the module's tests (public for the contract package). */
+public final class KafkaTestSupport {
   static final String TRACEPARENT = TestEvents.TRACEPARENT;
 
   private KafkaTestSupport() {}
@@ -40,11 +40,33 @@ final class KafkaTestSupport {
     return prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
   }
 
-  /** A new topic with {@code partitions} partitions. */
+  /** A new topic with {@code partitions} partitions, ready for producers. */
   static String newTopic(String prefix, int partitions) {
     String topic = unique(prefix);
-    kafka().createTopic(topic, partitions);
+    createWritableTopic(topic, partitions);
     return topic;
+  }
+
+  /**
+   * Creates a topic and waits until every partition's leader answers a ListOffsets request. The
+   * broker reports leaders in its metadata a moment before they serve requests, and an idempotent
+   * producer whose first batch meets NOT_LEADER_OR_FOLLOWER there was seen (Kafka 4.4, embedded
+   * broker) to retry with OUT_OF_ORDER_SEQUENCE_NUMBER until its delivery timeout.
+   */
+  public static void createWritableTopic(String topic, int partitions) {
+    kafka().createTopic(topic, partitions);
+    try (KafkaConsumer<String, byte[]> consumer =
+        new KafkaConsumer<>(
+            Map.of(
+                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka().bootstrapServers(),
+                ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class,
+                ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class))) {
+      List<TopicPartition> all = new ArrayList<>();
+      for (int p = 0; p < partitions; p++) {
+        all.add(new TopicPartition(topic, p));
+      }
+      consumer.endOffsets(all, Duration.ofSeconds(30));
+    }
   }
 
   static Event event(String aggregateType, String aggregateId, long version) {

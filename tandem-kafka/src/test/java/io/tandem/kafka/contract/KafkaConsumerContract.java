@@ -7,6 +7,7 @@ import io.tandem.core.spi.MessageSource;
 import io.tandem.core.spi.PublishOutcome;
 import io.tandem.inbox.contract.ConsumerRunnerContract;
 import io.tandem.inbox.contract.SourceFactory;
+import io.tandem.kafka.KafkaTestSupport;
 import io.tandem.kafka.KafkaTransport;
 import io.tandem.kafka.TopicRouter;
 import io.tandem.testkit.TestInfrastructure;
@@ -36,7 +37,7 @@ abstract class KafkaConsumerContract extends ConsumerRunnerContract {
 
   @Override
   protected void prepare(String group, String aggregateType) {
-    TestInfrastructure.kafka().createTopic(KafkaContractSources.topic(aggregateType), 4);
+    KafkaTestSupport.createWritableTopic(KafkaContractSources.topic(aggregateType), 4);
   }
 
   @Override
