@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
@@ -145,7 +146,7 @@ public final class KafkaMessageSource implements MessageSource {
     try {
       newLoop.subscribe();
     } catch (RuntimeException e) {
-      consumer.close(org.apache.kafka.clients.consumer.CloseOptions.timeout(Duration.ZERO));
+      consumer.close(CloseOptions.timeout(Duration.ZERO));
       throw e;
     }
     loop = newLoop;
