@@ -34,7 +34,10 @@ class SchemaEquivalenceTest {
           "tandem_relay_instance",
           "tandem_inbox_position",
           "tandem_inbox_parked",
-          "tandem_dead_letter");
+          "tandem_dead_letter",
+          "tandem_saga",
+          "tandem_saga_step",
+          "tandem_saga_participation");
 
   private static final String POSTGRES_COLUMNS =
       """
