@@ -23,6 +23,9 @@ public interface FaultInjector {
   /** A consumer committed its local transaction and has not acknowledged the message yet. */
   String CONSUMER_AFTER_COMMIT = "consumer.after-commit";
 
+  /** A saga orchestrator committed a step's transition (and the next command) and goes on. */
+  String ORCHESTRATOR_AFTER_STEP = "orchestrator.after-step";
+
   /** Injects nothing. */
   FaultInjector NONE = point -> {};
 

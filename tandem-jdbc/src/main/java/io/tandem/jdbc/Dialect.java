@@ -339,6 +339,126 @@ public interface Dialect {
    */
   String inboxRetentionDelete();
 
+  // ---- sagas ------------------------------------------------------------------------------
+
+  /**
+   * Starts a saga instance. Parameters: saga_id, saga_type, status, step_index, attempt, pending,
+   * data, wakeup_at, deadline_at, started_at, updated_at.
+   */
+  default String sagaInsert() {
+    return PortableSql.SAGA_INSERT;
+  }
+
+  /**
+   * Reads and locks one saga instance. Parameter: saga_id. Columns: every column of {@code
+   * tandem_saga}.
+   */
+  default String sagaLock() {
+    return PortableSql.SAGA_LOCK;
+  }
+
+  /** Reads one saga instance. Parameter: saga_id. */
+  default String sagaGet() {
+    return PortableSql.SAGA_GET;
+  }
+
+  /**
+   * Moves a saga instance on, checking its version. Parameters: status, step_index, attempt,
+   * pending, data, wakeup_at, last_error, updated_at, ended_at, saga_id, expected version.
+   */
+  default String sagaUpdate() {
+    return PortableSql.SAGA_UPDATE;
+  }
+
+  /**
+   * Locks instances whose wake-up time has come, skipping locked ones. Parameters: now, limit.
+   * Column: saga_id.
+   */
+  default String sagaDue() {
+    return PortableSql.SAGA_DUE;
+  }
+
+  /**
+   * Lists instances by type and status (null for any) started before a time. Parameters: saga_type,
+   * status, started before, limit.
+   */
+  default String sagaList() {
+    return PortableSql.SAGA_LIST;
+  }
+
+  /** Ended instances older than a time. Parameters: ended before, limit. Column: saga_id. */
+  default String sagaFinished() {
+    return PortableSql.SAGA_FINISHED;
+  }
+
+  /** Deletes one ended instance (never a running one). Parameter: saga_id. */
+  default String sagaDelete() {
+    return PortableSql.SAGA_DELETE;
+  }
+
+  /** Deletes an instance's step log. Parameter: saga_id. */
+  default String sagaStepDelete() {
+    return PortableSql.SAGA_STEP_DELETE;
+  }
+
+  /** The next step log sequence number of an instance. Parameter: saga_id. */
+  default String sagaStepNextSeq() {
+    return PortableSql.SAGA_STEP_NEXT_SEQ;
+  }
+
+  /**
+   * Logs a command sent. Parameters: saga_id, seq, step, step_index, kind, attempt, command_id,
+   * command_type, started_at.
+   */
+  default String sagaStepInsert() {
+    return PortableSql.SAGA_STEP_INSERT;
+  }
+
+  /**
+   * Records the reply to a pending command. Parameters: outcome, reply_type, reply, ended_at,
+   * saga_id, command_id.
+   */
+  default String sagaStepClose() {
+    return PortableSql.SAGA_STEP_CLOSE;
+  }
+
+  /**
+   * Closes every pending command of a step and kind (superseded or timed out). Parameters: outcome,
+   * ended_at, saga_id, step_index, kind.
+   */
+  default String sagaStepClosePending() {
+    return PortableSql.SAGA_STEP_CLOSE_PENDING;
+  }
+
+  /** An instance's step log in order. Parameter: saga_id. */
+  default String sagaStepList() {
+    return PortableSql.SAGA_STEP_LIST;
+  }
+
+  /**
+   * Reads and locks a participant's record of a saga step. Parameters: participant, saga_id, step.
+   * Columns: state, reply_type, reply.
+   */
+  default String participationLock() {
+    return PortableSql.PARTICIPATION_LOCK;
+  }
+
+  /**
+   * Records what a participant did for a saga step. Parameters: participant, saga_id, step, state,
+   * reply_type, reply, updated_at.
+   */
+  default String participationInsert() {
+    return PortableSql.PARTICIPATION_INSERT;
+  }
+
+  /**
+   * Updates a participant's record of a saga step. Parameters: state, reply_type, reply,
+   * updated_at, participant, saga_id, step.
+   */
+  default String participationUpdate() {
+    return PortableSql.PARTICIPATION_UPDATE;
+  }
+
   /** Whether the SQLState means a unique or primary-key violation. */
   boolean isUniqueViolation(SQLException e);
 

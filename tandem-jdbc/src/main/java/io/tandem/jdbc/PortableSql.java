@@ -69,5 +69,117 @@ final class PortableSql {
       SELECT count(*) AS count FROM tandem_dead_letter WHERE consumer = ? AND status = 'DEAD'
       """;
 
+  // ---- sagas --------------------------------------------------------------------------------
+
+  static final String SAGA_COLUMNS =
+      """
+      SELECT saga_id, saga_type, status, step_index, attempt, pending, data, version, wakeup_at,
+             deadline_at, last_error, started_at, updated_at, ended_at
+        FROM tandem_saga
+      """;
+
+  static final String SAGA_INSERT =
+      """
+      INSERT INTO tandem_saga
+          (saga_id, saga_type, status, step_index, attempt, pending, data, version, wakeup_at,
+           deadline_at, started_at, updated_at)
+      VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?)
+      """;
+
+  static final String SAGA_LOCK = SAGA_COLUMNS + " WHERE saga_id = ? FOR UPDATE";
+
+  static final String SAGA_GET = SAGA_COLUMNS + " WHERE saga_id = ?";
+
+  static final String SAGA_UPDATE =
+      """
+      UPDATE tandem_saga
+         SET status = ?, step_index = ?, attempt = ?, pending = ?, data = ?, version = version + 1,
+             wakeup_at = ?, last_error = ?, updated_at = ?, ended_at = ?
+       WHERE saga_id = ? AND version = ?
+      """;
+
+  static final String SAGA_DUE =
+      """
+      SELECT saga_id FROM tandem_saga
+       WHERE wakeup_at <= ?
+       ORDER BY wakeup_at
+       LIMIT ?
+         FOR UPDATE SKIP LOCKED
+      """;
+
+  static final String SAGA_LIST =
+      SAGA_COLUMNS
+          + """
+           WHERE saga_type = COALESCE(?, saga_type) AND status = COALESCE(?, status)
+             AND started_at <= ?
+           ORDER BY started_at, saga_id
+           LIMIT ?
+          """;
+
+  static final String SAGA_FINISHED =
+      """
+      SELECT saga_id FROM tandem_saga
+       WHERE status IN ('COMPLETED', 'COMPENSATED') AND ended_at < ?
+       ORDER BY ended_at
+       LIMIT ?
+      """;
+
+  static final String SAGA_DELETE =
+      "DELETE FROM tandem_saga WHERE saga_id = ? AND status IN ('COMPLETED', 'COMPENSATED')";
+
+  static final String SAGA_STEP_DELETE = "DELETE FROM tandem_saga_step WHERE saga_id = ?";
+
+  static final String SAGA_STEP_NEXT_SEQ =
+      "SELECT COALESCE(MAX(seq), 0) + 1 FROM tandem_saga_step WHERE saga_id = ?";
+
+  static final String SAGA_STEP_INSERT =
+      """
+      INSERT INTO tandem_saga_step
+          (saga_id, seq, step, step_index, kind, attempt, command_id, command_type, outcome,
+           started_at)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'PENDING', ?)
+      """;
+
+  static final String SAGA_STEP_CLOSE =
+      """
+      UPDATE tandem_saga_step SET outcome = ?, reply_type = ?, reply = ?, ended_at = ?
+       WHERE saga_id = ? AND command_id = ? AND outcome = 'PENDING'
+      """;
+
+  static final String SAGA_STEP_CLOSE_PENDING =
+      """
+      UPDATE tandem_saga_step SET outcome = ?, ended_at = ?
+       WHERE saga_id = ? AND step_index = ? AND kind = ? AND outcome = 'PENDING'
+      """;
+
+  static final String SAGA_STEP_LIST =
+      """
+      SELECT seq, step, step_index, kind, attempt, command_id, command_type, outcome, reply_type,
+             reply, started_at, ended_at
+        FROM tandem_saga_step
+       WHERE saga_id = ?
+       ORDER BY seq
+      """;
+
+  static final String PARTICIPATION_LOCK =
+      """
+      SELECT state, reply_type, reply FROM tandem_saga_participation
+       WHERE participant = ? AND saga_id = ? AND step = ?
+         FOR UPDATE
+      """;
+
+  static final String PARTICIPATION_INSERT =
+      """
+      INSERT INTO tandem_saga_participation
+          (participant, saga_id, step, state, reply_type, reply, updated_at)
+      VALUES (?, ?, ?, ?, ?, ?, ?)
+      """;
+
+  static final String PARTICIPATION_UPDATE =
+      """
+      UPDATE tandem_saga_participation SET state = ?, reply_type = ?, reply = ?, updated_at = ?
+       WHERE participant = ? AND saga_id = ? AND step = ?
+      """;
+
   private PortableSql() {}
 }
