@@ -82,7 +82,8 @@ public final class JetStreamTransport implements Transport {
         b.streamName == null
             ? null
             : new StreamSetup(b.streamName, b.subjectFilter, b.duplicateWindow, b.streamReplicas);
-    this.connector = new NatsConnector(b.url, b.connectTimeout, b.connectionOptions, stream);
+    this.connector =
+        new NatsConnector(b.url, "tandem", b.connectTimeout, b.connectionOptions, stream);
     this.publisher = new BatchPublisher(connector, b.subjectRouter, codec);
   }
 

@@ -34,6 +34,7 @@ public final class NatsConnector implements AutoCloseable {
   private static final int STREAM_NAME_IN_USE = 10058;
 
   private final String servers;
+  private final String connectionName;
   private final Duration connectTimeout;
   private final Consumer<Options.Builder> customizer;
   private final StreamSetup stream;
@@ -42,14 +43,17 @@ public final class NatsConnector implements AutoCloseable {
   private volatile boolean closed;
 
   /**
+   * @param connectionName the name the server shows for the connection
    * @param stream the stream to create when it is missing, or null
    */
   public NatsConnector(
       String servers,
+      String connectionName,
       Duration connectTimeout,
       Consumer<Options.Builder> customizer,
       StreamSetup stream) {
     this.servers = servers;
+    this.connectionName = connectionName;
     this.connectTimeout = connectTimeout;
     this.customizer = customizer;
     this.stream = stream;
@@ -89,7 +93,7 @@ public final class NatsConnector implements AutoCloseable {
         return session;
       }
       if (closed) {
-        throw new IllegalStateException("JetStreamTransport is closed");
+        throw new IllegalStateException("the NATS connection is closed");
       }
       session = open(deadlineNanos);
       current = session;
@@ -102,18 +106,41 @@ public final class NatsConnector implements AutoCloseable {
   /** Closes the connection; publishes in flight see their acks fail. Idempotent. */
   @Override
   public void close() {
+    close(Duration.ZERO);
+  }
+
+  /**
+   * Closes the connection after waiting at most {@code flushTimeout} for what is queued to be
+   * written (acknowledgements just sent), if it is connected. Idempotent.
+   */
+  public void close(Duration flushTimeout) {
     closed = true;
     NatsSession last = current;
     current = null;
-    if (last != null) {
-      last.closing();
-      closeQuietly(last.connection());
+    if (last == null) {
+      return;
     }
+    if (!flushTimeout.isZero() && last.connected()) {
+      try {
+        last.connection().flush(flushTimeout);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      } catch (TimeoutException | RuntimeException e) {
+        LOG.debug("flushing the NATS connection before closing failed: {}", e.toString());
+      }
+    }
+    last.closing();
+    closeQuietly(last.connection());
+  }
+
+  /** {@code servers} with the password of every URL replaced by {@code ***}, for messages. */
+  public static String redact(String servers) {
+    return servers == null ? null : servers.replaceAll("//([^/@:,]*):[^/@,]*@", "//$1:***@");
   }
 
   private boolean usable(NatsSession session) {
     if (closed) {
-      throw new IllegalStateException("JetStreamTransport is closed");
+      throw new IllegalStateException("the NATS connection is closed");
     }
     return session != null && session.connection().getStatus() != Connection.Status.CLOSED;
   }
@@ -144,7 +171,7 @@ public final class NatsConnector implements AutoCloseable {
     customizer.accept(builder);
     return builder
         .server(servers)
-        .connectionName("tandem")
+        .connectionName(connectionName)
         .connectionTimeout(timeout)
         .maxReconnects(-1)
         .reconnectBufferSize(0)

@@ -93,8 +93,23 @@ public final class Subjects {
    * @throws IllegalArgumentException naming {@code parameter}, the value and the rule it breaks
    */
   public static String validateStreamName(String parameter, String name) {
+    return validateName(parameter, name, "stream", "ORDERS");
+  }
+
+  /**
+   * Returns {@code name} if JetStream accepts it as a durable consumer name; the rules of {@link
+   * #validateStreamName}.
+   *
+   * @throws IllegalArgumentException naming {@code parameter}, the value and the rule it breaks
+   */
+  public static String validateConsumerName(String parameter, String name) {
+    return validateName(parameter, name, "consumer", "billing");
+  }
+
+  private static String validateName(String parameter, String name, String kind, String example) {
     if (name == null || name.isEmpty()) {
-      throw new IllegalArgumentException(parameter + " must not be empty, e.g. \"ORDERS\"");
+      throw new IllegalArgumentException(
+          parameter + " must not be empty, e.g. \"" + example + "\"");
     }
     if (name.length() > 255) {
       throw new IllegalArgumentException(
@@ -109,7 +124,9 @@ public final class Subjects {
                 + name
                 + "' contains '"
                 + c
-                + "'; stream names are printable ASCII without spaces, '.', '*', '>', '/', '\\'");
+                + "'; "
+                + kind
+                + " names are printable ASCII without spaces, '.', '*', '>', '/', '\\'");
       }
     }
     return name;
