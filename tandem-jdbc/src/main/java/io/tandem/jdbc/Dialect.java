@@ -459,6 +459,26 @@ public interface Dialect {
     return PortableSql.PARTICIPATION_UPDATE;
   }
 
+  // ---- saga trail ---------------------------------------------------------------------------
+
+  /**
+   * The outbox events of one business transaction: those whose {@code correlationid} header equals
+   * the parameter, by {@code occurred_at} then row id. Parameter: correlation id. Columns: id,
+   * event_id, aggregate_type, aggregate_id, aggregate_version, event_type, occurred_at,
+   * published_at. Without an index on the header this reads the whole outbox (see the saga trail's
+   * documentation for the optional expression index).
+   */
+  String trailEvents();
+
+  /**
+   * The consumers of this database's inbox that recorded an event, by time. Parameter: event_id.
+   * Columns: consumer, processed_at. The inbox's key leads with the consumer, so without an index
+   * on {@code event_id} this reads the whole inbox.
+   */
+  default String trailConsumers() {
+    return PortableSql.TRAIL_CONSUMERS;
+  }
+
   /** Whether the SQLState means a unique or primary-key violation. */
   boolean isUniqueViolation(SQLException e);
 

@@ -380,6 +380,15 @@ public final class MariaDbDialect implements Dialect {
       VALUES (?, ?, ?, ?, ?, ?)
       """;
 
+  private static final String TRAIL_EVENTS =
+      """
+      SELECT id, event_id, aggregate_type, aggregate_id, aggregate_version, event_type, occurred_at,
+             published_at
+        FROM tandem_outbox
+       WHERE JSON_VALUE(headers, '$.correlationid') = ?
+       ORDER BY occurred_at, id
+      """;
+
   private MariaDbDialect() {}
 
   @Override
@@ -629,6 +638,11 @@ public final class MariaDbDialect implements Dialect {
   @Override
   public String inboxRetentionDelete() {
     return INBOX_RETENTION_DELETE;
+  }
+
+  @Override
+  public String trailEvents() {
+    return TRAIL_EVENTS;
   }
 
   @Override

@@ -181,5 +181,14 @@ final class PortableSql {
        WHERE participant = ? AND saga_id = ? AND step = ?
       """;
 
+  // ---- saga trail ---------------------------------------------------------------------------
+
+  static final String TRAIL_CONSUMERS =
+      """
+      SELECT consumer, processed_at FROM tandem_inbox
+       WHERE event_id = ?
+       ORDER BY processed_at, consumer
+      """;
+
   private PortableSql() {}
 }

@@ -329,6 +329,15 @@ public final class PostgresDialect implements Dialect {
       ON CONFLICT (consumer, event_id) DO NOTHING
       """;
 
+  private static final String TRAIL_EVENTS =
+      """
+      SELECT id, event_id, aggregate_type, aggregate_id, aggregate_version, event_type, occurred_at,
+             published_at
+        FROM tandem_outbox
+       WHERE headers ->> 'correlationid' = ?
+       ORDER BY occurred_at, id
+      """;
+
   private PostgresDialect() {}
 
   @Override
@@ -559,6 +568,11 @@ public final class PostgresDialect implements Dialect {
   @Override
   public String inboxRetentionDelete() {
     return INBOX_RETENTION_DELETE;
+  }
+
+  @Override
+  public String trailEvents() {
+    return TRAIL_EVENTS;
   }
 
   @Override
