@@ -261,7 +261,7 @@ public final class SagaOrchestrator implements AutoCloseable {
           compensation ? "compensation" : "forward");
       return;
     }
-    save(conn, next, now);
+    save(conn, row, next, now);
   }
 
   private SagaRow merge(SagaRow row, Event reply) {
@@ -433,7 +433,7 @@ public final class SagaOrchestrator implements AutoCloseable {
     }
     SagaRow row = store.lock(conn, due.get()).orElseThrow();
     SagaDefinition<?> def = definition(row.type());
-    save(conn, wake(conn, def, row, now), now);
+    save(conn, row, wake(conn, def, row, now), now);
     return true;
   }
 
@@ -582,7 +582,11 @@ public final class SagaOrchestrator implements AutoCloseable {
                   "saga " + sagaId + " is " + row.status() + ", not STUCK");
             }
             Instant now = clock.instant();
-            save(conn, row.with(SagaStatus.COMPENSATING, row.stepIndex(), 0).withWakeup(now), now);
+            save(
+                conn,
+                row,
+                row.with(SagaStatus.COMPENSATING, row.stepIndex(), 0).withWakeup(now),
+                now);
             return null;
           });
     } catch (SQLException e) {
@@ -666,9 +670,11 @@ public final class SagaOrchestrator implements AutoCloseable {
     Step step = def.step(stepIndex);
     String command = compensation ? step.compensation().orElseThrow() : step.command();
     String kind = compensation ? SagaHeaders.COMPENSATION : SagaHeaders.FORWARD;
+    int seq = store.nextSeq(conn, row.id());
     Event event =
         Event.builder()
-            .aggregate(step.participant(), row.id() + "/" + step.name() + "/" + kind + attempt, 1)
+            // one aggregate per command sent: commands are independent messages (no ordering)
+            .aggregate(step.participant(), row.id() + "/" + seq + "/" + step.name() + "/" + kind, 1)
             .eventType(command)
             .storedPayload(row.data())
             .limits(limits)
@@ -687,6 +693,7 @@ public final class SagaOrchestrator implements AutoCloseable {
     outbox.append(conn, event);
     store.logCommand(
         conn,
+        seq,
         row.id(),
         step.name(),
         stepIndex,
@@ -697,7 +704,11 @@ public final class SagaOrchestrator implements AutoCloseable {
         now);
   }
 
-  private void save(Connection conn, SagaRow row, Instant now) throws SQLException {
+  private void save(Connection conn, SagaRow from, SagaRow row, Instant now) throws SQLException {
+    if (!from.status().canBecome(row.status())) {
+      throw new IllegalStateException(
+          "saga " + row.id() + ": illegal transition " + from.status() + " -> " + row.status());
+    }
     if (!store.update(conn, row, now)) {
       throw new TandemException(
           "saga " + row.id() + " changed under this transition (version " + row.version() + ")");

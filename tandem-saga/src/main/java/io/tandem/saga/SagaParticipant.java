@@ -42,7 +42,8 @@ import org.slf4j.LoggerFactory;
  * the classic hazards harmless:
  *
  * <ul>
- *   <li>a command sent again (after a timeout) gets the recorded reply again; the work runs once;
+ *   <li>a command sent again (after a timeout) gets the recorded reply again; the work runs once (a
+ *       step that failed runs again on the next attempt: retriable steps are retried this way);
  *   <li>a compensation of a step it never applied (the command was lost or is late) is an <em>empty
  *       compensation</em>: recorded, answered with success, nothing undone;
  *   <li>a forward command that arrives after its compensation ran is a <em>late forward</em>:
@@ -125,13 +126,16 @@ public final class SagaParticipant {
         reply(conn, e, StepResult.failure("refused: the compensation of this step already ran"));
         return;
       }
-      reply(conn, e, p.replyType().equals(SagaHeaders.SUCCEEDED), p.reply()); // a resend
-      return;
+      if (p.state().equals(APPLIED)) {
+        reply(conn, e, true, p.reply()); // a resend: the step ran once, answer the same
+        return;
+      }
+      // FAILED before: a new attempt (a retriable step) runs the work again
     }
     StepResult result = commands.get(cmd.name()).handle(conn, cmd);
     store.saveParticipation(
         conn,
-        false,
+        seen.isPresent(),
         name,
         cmd.sagaId(),
         cmd.step(),

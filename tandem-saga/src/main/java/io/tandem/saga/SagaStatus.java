@@ -18,7 +18,7 @@ public enum SagaStatus {
 
   private static final Map<SagaStatus, Set<SagaStatus>> NEXT =
       Map.of(
-          RUNNING, EnumSet.of(RUNNING, COMPENSATING, COMPLETED),
+          RUNNING, EnumSet.of(RUNNING, COMPENSATING, COMPLETED, COMPENSATED),
           COMPENSATING, EnumSet.of(COMPENSATING, COMPENSATED, STUCK),
           STUCK, EnumSet.of(COMPENSATING),
           COMPLETED, EnumSet.noneOf(SagaStatus.class),

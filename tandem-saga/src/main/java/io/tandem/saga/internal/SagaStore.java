@@ -136,8 +136,20 @@ public final class SagaStore {
     return true;
   }
 
+  /** The next step-log sequence number of an instance (its row must be locked). */
+  public int nextSeq(Connection c, UUID sagaId) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(dialect.sagaStepNextSeq())) {
+      ps.setObject(1, sagaId);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getInt(1);
+      }
+    }
+  }
+
   public void logCommand(
       Connection c,
+      int seq,
       UUID sagaId,
       String step,
       int stepIndex,
@@ -147,14 +159,6 @@ public final class SagaStore {
       String commandType,
       Instant now)
       throws SQLException {
-    int seq;
-    try (PreparedStatement ps = c.prepareStatement(dialect.sagaStepNextSeq())) {
-      ps.setObject(1, sagaId);
-      try (ResultSet rs = ps.executeQuery()) {
-        rs.next();
-        seq = rs.getInt(1);
-      }
-    }
     try (PreparedStatement ps = c.prepareStatement(dialect.sagaStepInsert())) {
       ps.setObject(1, sagaId);
       ps.setInt(2, seq);

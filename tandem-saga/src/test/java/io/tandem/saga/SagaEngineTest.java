@@ -1,0 +1,439 @@
+package io.tandem.saga;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.tandem.core.RetryPolicy;
+import io.tandem.jdbc.Migrations;
+import io.tandem.outbox.OutboxRelay;
+import io.tandem.testkit.IsolatedDatabase;
+import io.tandem.testkit.TestInfrastructure;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.sql.DataSource;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The orchestration engine end to end on real databases — the orchestrator's and the participants'
+ * (separate), each with its outbox relay and inbox — with a broker in memory that can duplicate and
+ * hold back messages. The checkout reference system runs the same on Kafka.
+ */
+class SagaEngineTest {
+  /** The saga data. */
+  public record Checkout(String orderId, long amount, boolean decline, boolean outOfStock) {}
+
+  private IsolatedDatabase orchestratorDb;
+  private IsolatedDatabase participantsDb;
+  private LoopbackBus bus;
+  private final List<AutoCloseable> closeables = new ArrayList<>();
+  private final AtomicInteger shippingFailures = new AtomicInteger();
+  private final AtomicInteger refundFailures = new AtomicInteger();
+  private SagaOrchestrator orchestrator;
+
+  @BeforeEach
+  void world() throws Exception {
+    orchestratorDb = TestInfrastructure.postgres().createDatabase("saga_orchestrator");
+    participantsDb = TestInfrastructure.postgres().createDatabase("saga_participants");
+    Migrations.migrate(orchestratorDb.dataSource());
+    Migrations.migrate(participantsDb.dataSource());
+    try (Connection c = participantsDb.dataSource().getConnection();
+        Statement s = c.createStatement()) {
+      s.execute(
+          "CREATE TABLE effect (seq bigserial PRIMARY KEY, participant text NOT NULL,"
+              + " saga_id uuid NOT NULL, action text NOT NULL)");
+    }
+    bus = new LoopbackBus();
+  }
+
+  private SagaDefinition.Builder<Checkout> checkout() {
+    return SagaDefinition.builder("checkout", Checkout.class)
+        .compensatable("create-order", "order", "CreatePendingOrder", "CancelOrder")
+        .compensatable("authorize-payment", "payment", "AuthorizePayment", "RefundPayment")
+        .pivot("reserve-inventory", "inventory", "ReserveInventory")
+        .retriable("request-shipping", "shipping", "RequestShipping")
+        .retryPolicy(
+            RetryPolicy.builder().base(Duration.ofMillis(20)).cap(Duration.ofMillis(100)).build())
+        .stepTimeout(Duration.ofSeconds(20));
+  }
+
+  private void run(SagaDefinition<Checkout> definition) {
+    DataSource pds = participantsDb.dataSource();
+    orchestrator =
+        SagaOrchestrator.builder()
+            .dataSource(orchestratorDb.dataSource())
+            .name("checkout-orchestrator")
+            .replyTo("checkout-replies")
+            .definition(definition)
+            .timerInterval(Duration.ofMillis(50))
+            .build();
+    bus.route("checkout-replies", orchestrator.replyProcessor());
+    participant("order", "CreatePendingOrder", "CancelOrder", cmd -> StepResult.success(), pds);
+    participant(
+        "payment",
+        "AuthorizePayment",
+        "RefundPayment",
+        cmd ->
+            cmd.dataAs(Checkout.class).decline()
+                ? StepResult.failure("card declined")
+                : StepResult.success(Map.of("paymentId", "pay-" + cmd.sagaId())),
+        pds);
+    participant(
+        "inventory",
+        "ReserveInventory",
+        null,
+        cmd ->
+            cmd.dataAs(Checkout.class).outOfStock()
+                ? StepResult.failure("out of stock")
+                : StepResult.success(),
+        pds);
+    participant(
+        "shipping",
+        "RequestShipping",
+        null,
+        cmd ->
+            shippingFailures.getAndDecrement() > 0
+                ? StepResult.failure("carrier busy")
+                : StepResult.success(),
+        pds);
+    relay(orchestratorDb.dataSource(), "orchestrator-relay");
+    relay(pds, "participants-relay");
+    orchestrator.startTimer();
+    closeables.add(orchestrator);
+  }
+
+  private interface Decision {
+    StepResult decide(SagaCommand command);
+  }
+
+  private void participant(
+      String name, String command, String compensation, Decision decision, DataSource ds) {
+    SagaParticipant.Builder b =
+        SagaParticipant.builder()
+            .dataSource(ds)
+            .name(name)
+            .command(
+                command,
+                (conn, cmd) -> {
+                  StepResult result = decision.decide(cmd);
+                  if (result.succeeded()) {
+                    effect(conn, name, cmd.sagaId(), command);
+                  }
+                  return result;
+                });
+    if (compensation != null) {
+      b.compensation(
+          compensation,
+          (conn, cmd) -> {
+            if (compensation.equals("RefundPayment") && refundFailures.getAndDecrement() > 0) {
+              return StepResult.failure("bank unavailable");
+            }
+            effect(conn, name, cmd.sagaId(), compensation);
+            return StepResult.success();
+          });
+    }
+    bus.route(name, b.build().processor());
+  }
+
+  private static void effect(Connection c, String participant, UUID saga, String action)
+      throws SQLException {
+    try (PreparedStatement ps =
+        c.prepareStatement("INSERT INTO effect (participant, saga_id, action) VALUES (?, ?, ?)")) {
+      ps.setString(1, participant);
+      ps.setObject(2, saga);
+      ps.setString(3, action);
+      ps.executeUpdate();
+    }
+  }
+
+  private List<String> effects(UUID saga) throws SQLException {
+    List<String> actions = new ArrayList<>();
+    try (Connection c = participantsDb.dataSource().getConnection();
+        PreparedStatement ps =
+            c.prepareStatement("SELECT action FROM effect WHERE saga_id = ? ORDER BY seq")) {
+      ps.setObject(1, saga);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          actions.add(rs.getString(1));
+        }
+      }
+    }
+    return actions;
+  }
+
+  private void relay(DataSource ds, String id) {
+    OutboxRelay relay =
+        OutboxRelay.builder()
+            .dataSource(ds)
+            .transport(bus)
+            .relayId(id)
+            .pollInterval(Duration.ofMillis(50))
+            .build();
+    relay.start();
+    closeables.add(relay);
+  }
+
+  @AfterEach
+  void close() {
+    for (int i = closeables.size() - 1; i >= 0; i--) {
+      try {
+        closeables.get(i).close();
+      } catch (Exception e) {
+        // best effort
+      }
+    }
+    bus.close();
+    orchestratorDb.close();
+    participantsDb.close();
+  }
+
+  private SagaInstance awaitEnd(UUID id) {
+    Awaitility.await()
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofMillis(50))
+        .until(
+            () -> {
+              SagaStatus s = orchestrator.find(id).orElseThrow().status();
+              return s.terminal() || s == SagaStatus.STUCK;
+            });
+    return orchestrator.find(id).orElseThrow();
+  }
+
+  private static List<String> log(SagaInstance saga) {
+    return saga.steps().stream()
+        .map(s -> (s.compensation() ? "C:" : "F:") + s.step() + ":" + s.outcome())
+        .toList();
+  }
+
+  @Test
+  void aCheckoutRunsEveryStepAndCompletes() throws Exception {
+    run(checkout().build());
+
+    UUID id = orchestrator.start("checkout", new Checkout("o-1", 4200, false, false));
+    SagaInstance saga = awaitEnd(id);
+
+    assertThat(saga.status()).isEqualTo(SagaStatus.COMPLETED);
+    assertThat(effects(id))
+        .containsExactly(
+            "CreatePendingOrder", "AuthorizePayment", "ReserveInventory", "RequestShipping");
+    assertThat(log(saga))
+        .containsExactly(
+            "F:create-order:SUCCEEDED",
+            "F:authorize-payment:SUCCEEDED",
+            "F:reserve-inventory:SUCCEEDED",
+            "F:request-shipping:SUCCEEDED");
+    assertThat(saga.data()).contains("\"paymentId\":\"pay-" + id + "\"");
+    assertThat(saga.endedAt()).isPresent();
+  }
+
+  @Test
+  void aDeclinedPaymentCancelsTheOrder() throws Exception {
+    run(checkout().build());
+
+    UUID id = orchestrator.start("checkout", new Checkout("o-2", 10, true, false));
+    SagaInstance saga = awaitEnd(id);
+
+    assertThat(saga.status()).isEqualTo(SagaStatus.COMPENSATED);
+    assertThat(effects(id)).containsExactly("CreatePendingOrder", "CancelOrder");
+    assertThat(saga.lastError()).hasValueSatisfying(e -> assertThat(e).contains("card declined"));
+  }
+
+  @Test
+  void outOfStockAtThePivotRefundsThenCancelsInReverseOrder() throws Exception {
+    run(checkout().build());
+
+    UUID id = orchestrator.start("checkout", new Checkout("o-3", 10, false, true));
+    SagaInstance saga = awaitEnd(id);
+
+    assertThat(saga.status()).isEqualTo(SagaStatus.COMPENSATED);
+    assertThat(effects(id))
+        .containsExactly("CreatePendingOrder", "AuthorizePayment", "RefundPayment", "CancelOrder");
+    assertThat(log(saga))
+        .containsExactly(
+            "F:create-order:SUCCEEDED",
+            "F:authorize-payment:SUCCEEDED",
+            "F:reserve-inventory:FAILED",
+            "C:authorize-payment:SUCCEEDED",
+            "C:create-order:SUCCEEDED");
+  }
+
+  @Test
+  void aRetriableStepIsRetriedThroughTransientFailures() throws Exception {
+    shippingFailures.set(3);
+    run(checkout().build());
+
+    UUID id = orchestrator.start("checkout", new Checkout("o-4", 10, false, false));
+    SagaInstance saga = awaitEnd(id);
+
+    assertThat(saga.status()).isEqualTo(SagaStatus.COMPLETED);
+    assertThat(log(saga).stream().filter(s -> s.startsWith("F:request-shipping")))
+        .containsExactly(
+            "F:request-shipping:FAILED",
+            "F:request-shipping:FAILED",
+            "F:request-shipping:FAILED",
+            "F:request-shipping:SUCCEEDED");
+    assertThat(effects(id)).containsOnlyOnce("RequestShipping");
+  }
+
+  @Test
+  void aCompensationThatFailsSeveralTimesIsRetriedUntilItSucceeds() throws Exception {
+    refundFailures.set(3);
+    run(checkout().build());
+
+    UUID id = orchestrator.start("checkout", new Checkout("o-5", 10, false, true));
+    SagaInstance saga = awaitEnd(id);
+
+    assertThat(saga.status()).isEqualTo(SagaStatus.COMPENSATED);
+    assertThat(log(saga).stream().filter(s -> s.startsWith("C:authorize-payment")))
+        .containsExactly(
+            "C:authorize-payment:FAILED",
+            "C:authorize-payment:FAILED",
+            "C:authorize-payment:FAILED",
+            "C:authorize-payment:SUCCEEDED");
+    assertThat(effects(id))
+        .containsExactly("CreatePendingOrder", "AuthorizePayment", "RefundPayment", "CancelOrder");
+  }
+
+  @Test
+  void aCompensationFailingPastItsLimitMakesTheSagaStuckUntilAnOperatorRetries() throws Exception {
+    refundFailures.set(1_000);
+    run(checkout().compensationAttempts(3).build());
+
+    UUID id = orchestrator.start("checkout", new Checkout("o-6", 10, false, true));
+    SagaInstance stuck = awaitEnd(id);
+
+    assertThat(stuck.status()).isEqualTo(SagaStatus.STUCK);
+    assertThat(stuck.lastError())
+        .hasValueSatisfying(e -> assertThat(e).contains("bank unavailable"));
+    assertThat(orchestrator.list("checkout", SagaStatus.STUCK, Instant.now().plusSeconds(1), 10))
+        .extracting(SagaInstance::id)
+        .containsExactly(id);
+
+    refundFailures.set(0); // the bank is back
+    orchestrator.retryStuck(id);
+    SagaInstance saga = awaitEnd(id);
+
+    assertThat(saga.status()).isEqualTo(SagaStatus.COMPENSATED);
+    assertThat(effects(id))
+        .containsExactly("CreatePendingOrder", "AuthorizePayment", "RefundPayment", "CancelOrder");
+  }
+
+  @Test
+  void aStepWithoutReplyTimesOutCompensatesEmptilyAndItsLateForwardIsRefused() throws Exception {
+    bus.hold = e -> e.eventType().equals("AuthorizePayment"); // every attempt is lost for now
+    run(checkout().stepTimeout(Duration.ofMillis(400)).forwardAttempts(2).build());
+
+    UUID id = orchestrator.start("checkout", new Checkout("o-7", 10, false, false));
+    SagaInstance saga = awaitEnd(id);
+
+    assertThat(saga.status()).isEqualTo(SagaStatus.COMPENSATED);
+    assertThat(bus.heldCount()).isEqualTo(2);
+    assertThat(log(saga))
+        .containsExactly(
+            "F:create-order:SUCCEEDED",
+            "F:authorize-payment:TIMED_OUT",
+            "F:authorize-payment:TIMED_OUT",
+            "C:authorize-payment:SUCCEEDED", // empty compensation: nothing had been charged
+            "C:create-order:SUCCEEDED");
+
+    bus.hold = e -> false;
+    bus.release(); // the lost commands arrive after all: late forwards
+
+    Awaitility.await()
+        .atMost(Duration.ofSeconds(20))
+        .untilAsserted(
+            () ->
+                assertThat(orchestrator.replyProcessor().appliedCount())
+                    .as("the refusals came back as replies")
+                    .isGreaterThanOrEqualTo(5));
+    assertThat(effects(id))
+        .as("never charged: the late forward was refused")
+        .containsExactly("CreatePendingOrder", "CancelOrder");
+    assertThat(orchestrator.find(id).orElseThrow().status()).isEqualTo(SagaStatus.COMPENSATED);
+  }
+
+  @Test
+  void duplicatedDeliveriesOfCommandsAndRepliesChangeNothing() throws Exception {
+    bus.duplicateEverything = true;
+    run(checkout().build());
+
+    List<UUID> ids = new ArrayList<>();
+    for (int i = 0; i < 10; i++) {
+      ids.add(orchestrator.start("checkout", new Checkout("o-d" + i, 10, false, i % 3 == 0)));
+    }
+    for (UUID id : ids) {
+      SagaInstance saga = awaitEnd(id);
+      List<String> effects = effects(id);
+      if (saga.status() == SagaStatus.COMPLETED) {
+        assertThat(effects)
+            .containsExactly(
+                "CreatePendingOrder", "AuthorizePayment", "ReserveInventory", "RequestShipping");
+      } else {
+        assertThat(saga.status()).isEqualTo(SagaStatus.COMPENSATED);
+        assertThat(effects)
+            .containsExactly(
+                "CreatePendingOrder", "AuthorizePayment", "RefundPayment", "CancelOrder");
+      }
+    }
+    assertThat(orchestrator.replyProcessor().duplicateCount()).isPositive();
+  }
+
+  @Test
+  void parallelCompensationSendsAllCompensationsAtOnce() throws Exception {
+    run(checkout().parallelCompensation(true).build());
+
+    UUID id = orchestrator.start("checkout", new Checkout("o-8", 10, false, true));
+    SagaInstance saga = awaitEnd(id);
+
+    assertThat(saga.status()).isEqualTo(SagaStatus.COMPENSATED);
+    assertThat(effects(id)).contains("RefundPayment", "CancelOrder");
+    assertThat(log(saga).subList(3, 5))
+        .containsExactlyInAnyOrder("C:authorize-payment:SUCCEEDED", "C:create-order:SUCCEEDED");
+  }
+
+  @Test
+  void anOversizedPayloadIsRefusedAtTheStartNotMidSaga() {
+    run(checkout().build());
+    String big = "x".repeat(1024 * 1024);
+
+    assertThatThrownBy(() -> orchestrator.start("checkout", new Checkout(big, 1, false, false)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("bytes: every command carries it");
+    assertThat(orchestrator.list(null, null, Instant.now().plusSeconds(1), 10)).isEmpty();
+    assertThatThrownBy(() -> orchestrator.start("nope", new Checkout("o", 1, false, false)))
+        .hasMessageContaining("no saga definition 'nope'");
+  }
+
+  @Test
+  void finishedSagasArePurgedAfterTheRetentionNeverRunningOnes() throws Exception {
+    run(checkout().build());
+    UUID done = orchestrator.start("checkout", new Checkout("o-9", 10, false, false));
+    awaitEnd(done);
+    bus.hold = e -> e.eventType().equals("CreatePendingOrder");
+    UUID running = orchestrator.start("checkout", new Checkout("o-10", 10, false, false));
+
+    SagaRetention retention =
+        SagaRetention.builder()
+            .dataSource(orchestratorDb.dataSource())
+            .retention(Duration.ofMillis(1))
+            .build();
+    Awaitility.await()
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> retention.run() >= 0 && orchestrator.find(done).isEmpty());
+
+    assertThat(orchestrator.find(running)).isPresent();
+    assertThat(orchestrator.find(running).orElseThrow().status()).isEqualTo(SagaStatus.RUNNING);
+  }
+}
