@@ -83,8 +83,11 @@ class JetStreamTransportServerFailureTest {
   }
 
   private static long messageCount(PrivateNatsServer server, String stream) throws Exception {
-    try (Connection connection = Nats.connect(server.url())) {
+    Connection connection = Nats.connect(server.url());
+    try {
       return connection.jetStreamManagement().getStreamInfo(stream).getStreamState().getMsgCount();
+    } finally {
+      connection.close();
     }
   }
 

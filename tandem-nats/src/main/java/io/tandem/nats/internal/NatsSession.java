@@ -6,6 +6,7 @@ import io.nats.client.ErrorListener;
 import io.nats.client.JetStream;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -29,6 +30,7 @@ public final class NatsSession implements ConnectionListener, ErrorListener {
   private volatile Connection connection;
   private volatile JetStream jetStream;
   private volatile boolean closing;
+  private final AtomicBoolean down = new AtomicBoolean(); // jnats reports one loss twice
 
   void attach(Connection connection, JetStream jetStream) {
     this.connection = connection;
@@ -78,8 +80,11 @@ public final class NatsSession implements ConnectionListener, ErrorListener {
     }
     if (type == Events.DISCONNECTED) {
       disconnects.incrementAndGet();
-      LOG.warn("NATS connection lost; reconnecting to {}", conn.getServers());
+      if (down.compareAndSet(false, true)) {
+        LOG.warn("NATS connection lost; reconnecting to {}", conn.getServers());
+      }
     } else if (type == Events.RECONNECTED) {
+      down.set(false);
       LOG.info("NATS connection re-established ({})", conn.getConnectedUrl());
     } else if (type == Events.LAME_DUCK) {
       LOG.info("NATS server {} entered lame duck mode", conn.getConnectedUrl());

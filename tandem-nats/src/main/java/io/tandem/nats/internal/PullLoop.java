@@ -97,7 +97,8 @@ public final class PullLoop {
             .build();
     while (!closed) {
       try {
-        try (FetchConsumer fetch = consumer().fetch(pull)) {
+        FetchConsumer fetch = consumer().fetch(pull);
+        try {
           if (failing) {
             LOG.info("NATS source {} pulls again", name);
             failing = false;
@@ -111,6 +112,8 @@ public final class PullLoop {
               return; // the rest of the pull stays unacknowledged and is redelivered
             }
           }
+        } finally {
+          closeQuietly(fetch); // what this pull brought and the sink did not take is redelivered
         }
       } catch (InterruptedException e) {
         return; // closed
@@ -129,6 +132,16 @@ public final class PullLoop {
           return;
         }
       }
+    }
+  }
+
+  private static void closeQuietly(FetchConsumer fetch) {
+    try {
+      fetch.close();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (Exception e) {
+      LOG.debug("closing a pull failed: {}", e.toString());
     }
   }
 
