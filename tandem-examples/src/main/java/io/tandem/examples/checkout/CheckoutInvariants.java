@@ -1,0 +1,271 @@
+package io.tandem.examples.checkout;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import javax.sql.DataSource;
+
+/**
+ * What must hold once every checkout saga has ended, read back from the five databases (never from
+ * the services' memory):
+ *
+ * <ul>
+ *   <li>every saga ended: COMPLETED or COMPENSATED, none RUNNING, COMPENSATING or STUCK;
+ *   <li>each completed saga left exactly one CONFIRMED order, one charge of the order's amount and
+ *       no refund, one reservation and one shipment;
+ *   <li>each compensated saga left its order (if it created one) CANCELLED, a net charge of 0, no
+ *       reservation and no shipment;
+ *   <li>no side effect belongs to an unknown saga; no order was charged twice;
+ *   <li>money is conserved: charges − refunds = the total of the confirmed orders = the customers'
+ *       running totals;
+ *   <li>stock is conserved: initial − reserved = current, for every product.
+ * </ul>
+ *
+ * @param violations what does not hold, at most {@value #MAX_LISTED} of them listed; empty when all
+ *     hold
+ * @param violationCount how many there are in all
+ */
+public record CheckoutInvariants(
+    long sagas,
+    long completed,
+    long compensated,
+    long running,
+    long stuck,
+    long declined,
+    long outOfStock,
+    long refusedByLock,
+    long chargedCents,
+    long refundedCents,
+    long confirmedCents,
+    List<String> violations,
+    int violationCount) {
+  public static final int MAX_LISTED = 20;
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  /** True when every invariant holds. */
+  public boolean ok() {
+    return violationCount == 0;
+  }
+
+  private record Saga(String status, String orderId, long amount, String error) {}
+
+  private static final class Effects {
+    final List<String> orderStatuses = new ArrayList<>();
+    long net;
+    int charges;
+    int refunds;
+    int reservations;
+    int shipments;
+  }
+
+  static CheckoutInvariants read(
+      DataSource orchestrator,
+      DataSource orders,
+      DataSource payments,
+      DataSource inventory,
+      DataSource shipping)
+      throws SQLException {
+    Map<String, Saga> sagas = new HashMap<>();
+    for (String[] r :
+        Queries.rows(
+            orchestrator,
+            "SELECT saga_id, status, data, last_error FROM tandem_saga"
+                + " WHERE saga_type = 'checkout'")) {
+      JsonNode data;
+      try {
+        data = JSON.readTree(r[2]);
+      } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+        throw new IllegalStateException("saga " + r[0] + " has data that is not JSON", e);
+      }
+      sagas.put(
+          r[0],
+          new Saga(r[1], data.path("orderId").asText(), data.path("amountCents").asLong(), r[3]));
+    }
+    List<String> violations = new ArrayList<>();
+    Map<String, Effects> effects = new HashMap<>();
+    long confirmedCents = 0;
+    for (String[] r :
+        Queries.rows(
+            orders, "SELECT saga_id, order_id, status, amount_cents FROM checkout_order")) {
+      effects(effects, sagas, violations, "order " + r[1], r[0]).orderStatuses.add(r[2]);
+      if (r[2].equals(Order.CONFIRMED)) {
+        confirmedCents += Long.parseLong(r[3]);
+      }
+    }
+    long charged = 0;
+    long refunded = 0;
+    Map<String, Integer> chargesPerOrder = new HashMap<>();
+    for (String[] r :
+        Queries.rows(
+            payments,
+            "SELECT saga_id, order_id, kind, amount_cents FROM checkout_payment_movement")) {
+      Effects e = effects(effects, sagas, violations, "payment movement of " + r[1], r[0]);
+      long amount = Long.parseLong(r[3]);
+      if (r[2].equals("CHARGE")) {
+        e.charges++;
+        e.net += amount;
+        charged += amount;
+        chargesPerOrder.merge(r[1], 1, Integer::sum);
+      } else {
+        e.refunds++;
+        e.net -= amount;
+        refunded += amount;
+      }
+    }
+    chargesPerOrder.forEach(
+        (order, n) -> {
+          if (n > 1) {
+            violations.add("order " + order + " was charged " + n + " times");
+          }
+        });
+    for (String[] r : Queries.rows(inventory, "SELECT saga_id FROM checkout_reservation")) {
+      effects(effects, sagas, violations, "reservation", r[0]).reservations++;
+    }
+    for (String[] r : Queries.rows(shipping, "SELECT saga_id FROM checkout_shipment")) {
+      effects(effects, sagas, violations, "shipment", r[0]).shipments++;
+    }
+
+    long completed = 0;
+    long compensated = 0;
+    long running = 0;
+    long stuck = 0;
+    long declined = 0;
+    long outOfStock = 0;
+    long refusedByLock = 0;
+    for (Map.Entry<String, Saga> entry : sagas.entrySet()) {
+      String id = entry.getKey();
+      Saga saga = entry.getValue();
+      Effects e = effects.getOrDefault(id, new Effects());
+      switch (saga.status()) {
+        case "COMPLETED" -> {
+          completed++;
+          expect(
+              violations,
+              e.orderStatuses.equals(List.of(Order.CONFIRMED)),
+              id,
+              "completed with orders " + e.orderStatuses + " instead of one CONFIRMED");
+          expect(
+              violations,
+              e.charges == 1 && e.refunds == 0 && e.net == saga.amount(),
+              id,
+              "completed with "
+                  + e.charges
+                  + " charges, "
+                  + e.refunds
+                  + " refunds, net "
+                  + e.net
+                  + " for an order of "
+                  + saga.amount());
+          expect(
+              violations, e.reservations == 1, id, "completed with reservations " + e.reservations);
+          expect(violations, e.shipments == 1, id, "completed with shipments " + e.shipments);
+        }
+        case "COMPENSATED" -> {
+          compensated++;
+          String error = saga.error() == null ? "" : saga.error();
+          if (error.contains("card declined")) {
+            declined++;
+          } else if (error.contains("out of stock")) {
+            outOfStock++;
+          } else if (error.contains("semantic lock") || error.contains("checked out before")) {
+            refusedByLock++;
+          }
+          expect(
+              violations,
+              e.orderStatuses.isEmpty() || e.orderStatuses.equals(List.of(Order.CANCELLED)),
+              id,
+              "compensated with orders " + e.orderStatuses + " instead of none or one CANCELLED");
+          expect(violations, e.net == 0, id, "compensated with a net charge of " + e.net);
+          expect(
+              violations,
+              e.reservations == 0,
+              id,
+              "compensated with reservations " + e.reservations);
+          expect(violations, e.shipments == 0, id, "compensated with shipments " + e.shipments);
+        }
+        case "STUCK" -> stuck++;
+        default -> running++;
+      }
+    }
+    if (running > 0 || stuck > 0) {
+      violations.add(
+          0, running + " sagas still running or compensating, " + stuck + " stuck: not all ended");
+    }
+    long net = charged - refunded;
+    if (net != confirmedCents) {
+      violations.add(
+          "money: charges "
+              + charged
+              + " - refunds "
+              + refunded
+              + " = "
+              + net
+              + ", but the confirmed orders total "
+              + confirmedCents);
+    }
+    long accounts =
+        Queries.single(payments, "SELECT COALESCE(SUM(charged_cents), 0) FROM checkout_account");
+    if (accounts != net) {
+      violations.add("money: the customers' running totals sum to " + accounts + ", not " + net);
+    }
+    for (String[] r :
+        Queries.rows(
+            inventory,
+            "SELECT p.sku, p.initial_stock, p.stock, COALESCE(SUM(r.quantity), 0)"
+                + " FROM checkout_product p LEFT JOIN checkout_reservation r ON r.sku = p.sku"
+                + " GROUP BY p.sku, p.initial_stock, p.stock")) {
+      long initial = Long.parseLong(r[1]);
+      long stock = Long.parseLong(r[2]);
+      long reserved = Long.parseLong(r[3]);
+      if (initial - reserved != stock) {
+        violations.add(
+            "stock of "
+                + r[0]
+                + ": initial "
+                + initial
+                + " - reserved "
+                + reserved
+                + " != current "
+                + stock);
+      }
+    }
+    int count = violations.size();
+    return new CheckoutInvariants(
+        sagas.size(),
+        completed,
+        compensated,
+        running,
+        stuck,
+        declined,
+        outOfStock,
+        refusedByLock,
+        charged,
+        refunded,
+        confirmedCents,
+        List.copyOf(violations.subList(0, Math.min(count, MAX_LISTED))),
+        count);
+  }
+
+  private static Effects effects(
+      Map<String, Effects> effects,
+      Map<String, Saga> sagas,
+      List<String> violations,
+      String what,
+      String sagaId) {
+    if (!sagas.containsKey(sagaId)) {
+      violations.add(what + " belongs to saga " + sagaId + ", which the orchestrator never ran");
+    }
+    return effects.computeIfAbsent(sagaId, id -> new Effects());
+  }
+
+  private static void expect(List<String> violations, boolean holds, String sagaId, String what) {
+    if (!holds) {
+      violations.add("saga " + sagaId + " " + what);
+    }
+  }
+}

@@ -1,0 +1,88 @@
+package io.tandem.examples.checkout;
+
+import io.tandem.saga.SagaOrchestrator;
+import java.time.Duration;
+import javax.sql.DataSource;
+
+/**
+ * One running instance of the checkout orchestrator: the saga engine on the orchestrator's own
+ * database, the relay that publishes its commands, the consumer of the participants' replies (one
+ * group shared by all instances) and the timer that handles step deadlines and retries.
+ *
+ * <p>All of its state is in that database: an instance that dies — {@code kill -9} included —
+ * leaves nothing behind that another instance cannot carry on. Its commands committed and not yet
+ * published are published by the next relay to take the partitions (within {@link
+ * ServiceRuntime#RELAY_LEASE}); replies it consumed and did not commit are delivered again to the
+ * group's next member; due timers are claimed by any instance. {@link OrchestratorMain} runs one as
+ * its own process.
+ */
+public final class CheckoutOrchestrator implements AutoCloseable {
+  /** The orchestrator's name: its inbox consumer name and, with the prefix, its group. */
+  public static final String NAME = "checkout-orchestrator";
+
+  private final SagaOrchestrator orchestrator;
+  private final ServiceRuntime runtime;
+
+  private CheckoutOrchestrator(SagaOrchestrator orchestrator, ServiceRuntime runtime) {
+    this.orchestrator = orchestrator;
+    this.runtime = runtime;
+  }
+
+  /**
+   * Starts an instance: relay, reply consumer and timer.
+   *
+   * @param instance a name for this instance, unique among the running ones
+   */
+  public static CheckoutOrchestrator start(
+      DataSource dataSource,
+      KafkaTopology topology,
+      Duration stepTimeout,
+      Duration pollInterval,
+      String instance) {
+    SagaOrchestrator orchestrator = engine(dataSource, stepTimeout);
+    ServiceRuntime runtime =
+        ServiceRuntime.start(
+            "orchestrator",
+            instance,
+            dataSource,
+            orchestrator.replyProcessor(),
+            CheckoutSaga.REPLIES,
+            topology,
+            pollInterval,
+            4);
+    orchestrator.startTimer();
+    return new CheckoutOrchestrator(orchestrator, runtime);
+  }
+
+  /**
+   * The saga engine on {@code dataSource} without relay, consumer or timer: enough to start sagas
+   * (their first command waits in the outbox for a running instance's relay) and to read them.
+   */
+  public static SagaOrchestrator engine(DataSource dataSource, Duration stepTimeout) {
+    return SagaOrchestrator.builder()
+        .dataSource(dataSource)
+        .name(NAME)
+        .replyTo(CheckoutSaga.REPLIES)
+        .definition(CheckoutSaga.definition(stepTimeout))
+        .timerInterval(Duration.ofMillis(100))
+        .build();
+  }
+
+  /** The saga engine of this instance. */
+  public SagaOrchestrator sagas() {
+    return orchestrator;
+  }
+
+  public boolean isRunning() {
+    return runtime.isRunning();
+  }
+
+  @Override
+  public void close() {
+    try {
+      orchestrator.close();
+    } finally {
+      runtime.close();
+    }
+  }
+}

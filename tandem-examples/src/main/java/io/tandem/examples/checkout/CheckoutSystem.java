@@ -1,0 +1,428 @@
+package io.tandem.examples.checkout;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import io.tandem.jdbc.Migrations;
+import io.tandem.saga.SagaOrchestrator;
+import io.tandem.saga.SagaStatus;
+import io.tandem.testkit.DatabaseServer;
+import io.tandem.testkit.IsolatedDatabase;
+import io.tandem.testkit.KafkaBroker;
+import io.tandem.testkit.MariaDbServer;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ThreadLocalRandom;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+
+/**
+ * The checkout reference system, started in one call: four services and the orchestrator, each with
+ * its own database, connected only through Kafka.
+ *
+ * <pre>{@code
+ * try (CheckoutSystem system = CheckoutSystem.builder()
+ *         .postgres(TestInfrastructure.postgres())
+ *         .paymentDatabase(TestInfrastructure.mariadb())   // optional; default PostgreSQL
+ *         .kafka(TestInfrastructure.kafka())
+ *         .start()) {
+ *   system.inventory().addProduct("sku-1", 10);
+ *   UUID saga = system.checkout(new Checkout("order-1", "ada", "sku-1", 1, 1999,
+ *       "4242424242424242", "1 Main Street"));
+ *   // wait until system.sagas().find(saga) is COMPLETED or COMPENSATED
+ *   CheckoutInvariants invariants = system.invariants();
+ * }
+ * }</pre>
+ *
+ * <p>What it starts: databases {@code checkout_orders}, {@code checkout_payments} (on the payment
+ * server), {@code checkout_inventory}, {@code checkout_shipping} and {@code checkout_orchestrator},
+ * each migrated with Tandem's tables and its service's own; five topics under a prefix unique to
+ * this system; one outbox relay per database; one consumer runner per participant (its command
+ * topic) and one for the orchestrator (the replies); the orchestrator's timer. The orchestrator
+ * lives in its own database, not the order service's: it is a service of its own, and it can run as
+ * separate processes ({@link OrchestratorMain}, with {@link Builder#orchestratorInProcess(boolean)
+ * orchestratorInProcess(false)}).
+ *
+ * <p>{@link #close()} stops everything and drops the databases.
+ */
+public final class CheckoutSystem implements AutoCloseable {
+  private final Deque<AutoCloseable> resources = new ArrayDeque<>();
+  private final KafkaTopology topology;
+  private final boolean paymentOnMariaDb;
+  private HikariDataSource orchestratorDb;
+  private HikariDataSource ordersDb;
+  private HikariDataSource paymentsDb;
+  private HikariDataSource inventoryDb;
+  private HikariDataSource shippingDb;
+  private String orchestratorJdbcUrl;
+  private OrderService orders;
+  private PaymentService payments;
+  private InventoryService inventory;
+  private ShippingService shipping;
+  private SagaOrchestrator sagas;
+
+  private CheckoutSystem(KafkaTopology topology, boolean paymentOnMariaDb) {
+    this.topology = topology;
+    this.paymentOnMariaDb = paymentOnMariaDb;
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  private void start(Builder b) throws SQLException {
+    IsolatedDatabase orchestratorDatabase = database(b.postgres, "checkout_orchestrator");
+    orchestratorJdbcUrl = orchestratorDatabase.jdbcUrl();
+    orchestratorDb = pool(orchestratorDatabase, "orchestrator", 12);
+    ordersDb = pool(database(b.postgres, "checkout_orders"), "orders", 8);
+    paymentsDb = pool(database(b.payment, "checkout_payments"), "payments", 8);
+    inventoryDb = pool(database(b.postgres, "checkout_inventory"), "inventory", 8);
+    shippingDb = pool(database(b.postgres, "checkout_shipping"), "shipping", 8);
+    for (HikariDataSource ds :
+        List.of(orchestratorDb, ordersDb, paymentsDb, inventoryDb, shippingDb)) {
+      Migrations.migrate(ds);
+    }
+    orders = new OrderService(ordersDb);
+    payments = new PaymentService(paymentsDb);
+    inventory = new InventoryService(inventoryDb);
+    shipping = new ShippingService(shippingDb, b.carrier);
+    orders.createSchema();
+    payments.createSchema();
+    inventory.createSchema();
+    shipping.createSchema();
+    for (String topic : topology.topics()) {
+      createWritableTopic(b.kafka, topic);
+    }
+    Duration postgresPoll = b.pollInterval;
+    // MariaDB has no LISTEN/NOTIFY: its relay finds new rows by polling only.
+    Duration paymentPoll = paymentOnMariaDb ? b.pollInterval.dividedBy(4) : b.pollInterval;
+    resources.push(
+        ServiceRuntime.start(
+            "order",
+            "1",
+            ordersDb,
+            orders.participant().processor(),
+            CheckoutSaga.ORDER,
+            topology,
+            postgresPoll,
+            b.concurrency));
+    resources.push(
+        ServiceRuntime.start(
+            "payment",
+            "1",
+            paymentsDb,
+            payments.participant().processor(),
+            CheckoutSaga.PAYMENT,
+            topology,
+            paymentPoll,
+            b.concurrency));
+    resources.push(
+        ServiceRuntime.start(
+            "inventory",
+            "1",
+            inventoryDb,
+            inventory.participant().processor(),
+            CheckoutSaga.INVENTORY,
+            topology,
+            postgresPoll,
+            b.concurrency));
+    resources.push(
+        ServiceRuntime.start(
+            "shipping",
+            "1",
+            shippingDb,
+            shipping.participant().processor(),
+            CheckoutSaga.SHIPPING,
+            topology,
+            postgresPoll,
+            b.concurrency));
+    if (b.orchestratorInProcess) {
+      CheckoutOrchestrator node =
+          CheckoutOrchestrator.start(orchestratorDb, topology, b.stepTimeout, postgresPoll, "1");
+      resources.push(node);
+      sagas = node.sagas();
+    } else {
+      sagas = CheckoutOrchestrator.engine(orchestratorDb, b.stepTimeout);
+    }
+  }
+
+  private IsolatedDatabase database(DatabaseServer server, String prefix) {
+    IsolatedDatabase database = server.createDatabase(prefix);
+    resources.push(database);
+    return database;
+  }
+
+  private HikariDataSource pool(IsolatedDatabase database, String name, int size) {
+    HikariConfig config = new HikariConfig();
+    config.setDataSource(database.dataSource());
+    config.setPoolName("checkout-" + name);
+    config.setMaximumPoolSize(size);
+    HikariDataSource pool = new HikariDataSource(config);
+    resources.push(pool);
+    return pool;
+  }
+
+  /**
+   * Creates a topic and waits until its partitions' leaders answer: an idempotent producer whose
+   * first batch meets a leader that is not ready yet was seen to retry until its delivery timeout.
+   */
+  private static void createWritableTopic(KafkaBroker kafka, String topic) {
+    kafka.createTopic(topic, 3);
+    try (KafkaConsumer<byte[], byte[]> consumer =
+        new KafkaConsumer<>(
+            Map.of(
+                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers(),
+                ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class,
+                ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class))) {
+      List<TopicPartition> partitions = new ArrayList<>();
+      for (int p = 0; p < 3; p++) {
+        partitions.add(new TopicPartition(topic, p));
+      }
+      consumer.endOffsets(partitions, Duration.ofSeconds(30));
+    }
+  }
+
+  /** Starts a checkout saga; returns its id. */
+  public UUID checkout(Checkout checkout) {
+    return sagas.start(CheckoutSaga.TYPE, checkout);
+  }
+
+  /** The saga engine: start, {@code find} (with the step log), {@code list}. */
+  public SagaOrchestrator sagas() {
+    return sagas;
+  }
+
+  public OrderService orders() {
+    return orders;
+  }
+
+  public PaymentService payments() {
+    return payments;
+  }
+
+  public InventoryService inventory() {
+    return inventory;
+  }
+
+  public ShippingService shipping() {
+    return shipping;
+  }
+
+  /** Where the topics are; an orchestrator process needs it. */
+  public KafkaTopology topology() {
+    return topology;
+  }
+
+  /** The orchestrator database's JDBC URL (with user), for an orchestrator process. */
+  public String orchestratorJdbcUrl() {
+    return orchestratorJdbcUrl;
+  }
+
+  /** Whether the payment service runs on MariaDB (else PostgreSQL). */
+  public boolean paymentOnMariaDb() {
+    return paymentOnMariaDb;
+  }
+
+  /** Checkout sagas per status, every status present (0 when none). */
+  public Map<SagaStatus, Long> statusCounts() throws SQLException {
+    Map<SagaStatus, Long> counts = new EnumMap<>(SagaStatus.class);
+    for (SagaStatus s : SagaStatus.values()) {
+      counts.put(s, 0L);
+    }
+    Queries.countBy(
+            orchestratorDb,
+            "SELECT status, count(*) FROM tandem_saga WHERE saga_type = 'checkout' GROUP BY status")
+        .forEach((status, n) -> counts.put(SagaStatus.valueOf(status), n));
+    return counts;
+  }
+
+  /**
+   * How long each ended saga ran, in milliseconds, from its start to its end as the orchestrator
+   * recorded them.
+   */
+  public List<Double> sagaMillis() throws SQLException {
+    List<Double> millis = new ArrayList<>();
+    for (String[] row :
+        Queries.rows(
+            orchestratorDb,
+            "SELECT EXTRACT(EPOCH FROM (ended_at - started_at)) * 1000 FROM tandem_saga"
+                + " WHERE saga_type = 'checkout' AND ended_at IS NOT NULL")) {
+      millis.add(Double.parseDouble(row[0]));
+    }
+    return millis;
+  }
+
+  /** Milliseconds from the first saga's start to the last one's end; 0 when none ended. */
+  public double spanMillis() throws SQLException {
+    List<String[]> rows =
+        Queries.rows(
+            orchestratorDb,
+            "SELECT EXTRACT(EPOCH FROM (max(ended_at) - min(started_at))) * 1000 FROM tandem_saga"
+                + " WHERE saga_type = 'checkout'");
+    return rows.isEmpty() || rows.get(0)[0] == null ? 0 : Double.parseDouble(rows.get(0)[0]);
+  }
+
+  /** Reads the invariants back from the five databases. */
+  public CheckoutInvariants invariants() throws SQLException {
+    return CheckoutInvariants.read(orchestratorDb, ordersDb, paymentsDb, inventoryDb, shippingDb);
+  }
+
+  /** Stops the runtimes, closes the pools and drops the databases, last started first. */
+  @Override
+  public void close() {
+    RuntimeException failure = null;
+    while (!resources.isEmpty()) {
+      try {
+        resources.pop().close();
+      } catch (Exception e) {
+        if (failure == null) {
+          failure = new IllegalStateException("closing the checkout system failed", e);
+        } else {
+          failure.addSuppressed(e);
+        }
+      }
+    }
+    if (sagas != null) {
+      sagas.close();
+    }
+    if (failure != null) {
+      throw failure;
+    }
+  }
+
+  /** Builds and starts a {@link CheckoutSystem}; postgres and kafka are required. */
+  public static final class Builder {
+    private DatabaseServer postgres;
+    private DatabaseServer payment;
+    private KafkaBroker kafka;
+    private ShippingService.Carrier carrier = ShippingService.Carrier.flaky(0);
+    private Duration stepTimeout = Duration.ofSeconds(10);
+    private Duration pollInterval = Duration.ofMillis(200);
+    private boolean orchestratorInProcess = true;
+    private int concurrency = 4;
+    private String topicPrefix;
+
+    private Builder() {}
+
+    /** The server of the order, inventory, shipping and orchestrator databases. Required. */
+    public Builder postgres(DatabaseServer postgres) {
+      this.postgres = postgres;
+      return this;
+    }
+
+    /** The server of the payment database (MariaDB, say); default the PostgreSQL one. */
+    public Builder paymentDatabase(DatabaseServer payment) {
+      this.payment = payment;
+      return this;
+    }
+
+    /** The Kafka cluster; the system creates its own topics there. Required. */
+    public Builder kafka(KafkaBroker kafka) {
+      this.kafka = kafka;
+      return this;
+    }
+
+    /** The shipping service's carrier; default one that never fails. */
+    public Builder carrier(ShippingService.Carrier carrier) {
+      this.carrier = carrier;
+      return this;
+    }
+
+    /** How long a saga step waits for its reply before its command is sent again; default 10 s. */
+    public Builder stepTimeout(Duration stepTimeout) {
+      this.stepTimeout = stepTimeout;
+      return this;
+    }
+
+    /**
+     * How often the relays look for new outbox rows besides PostgreSQL's notifications; default 200
+     * ms (a quarter of it on MariaDB, which has no notifications).
+     */
+    public Builder pollInterval(Duration pollInterval) {
+      this.pollInterval = pollInterval;
+      return this;
+    }
+
+    /**
+     * Whether an orchestrator instance runs in this JVM (default); with false, only the engine to
+     * start and read sagas is here, and {@link OrchestratorMain} processes must run them.
+     */
+    public Builder orchestratorInProcess(boolean orchestratorInProcess) {
+      this.orchestratorInProcess = orchestratorInProcess;
+      return this;
+    }
+
+    /** Worker lanes of each participant's consumer; default 4. */
+    public Builder concurrency(int concurrency) {
+      this.concurrency = concurrency;
+      return this;
+    }
+
+    /** The topic prefix; default {@code tandem.checkout-<random>.}. */
+    public Builder topicPrefix(String topicPrefix) {
+      this.topicPrefix = topicPrefix;
+      return this;
+    }
+
+    /**
+     * Creates the databases and topics and starts every service.
+     *
+     * @throws IllegalArgumentException naming a missing or invalid setting
+     */
+    public CheckoutSystem start() throws SQLException {
+      if (postgres == null || kafka == null) {
+        throw new IllegalArgumentException("postgres and kafka are required");
+      }
+      if (!(postgres instanceof io.tandem.testkit.PostgresServer)) {
+        throw new IllegalArgumentException(
+            "postgres must be a PostgreSQL server (the services use its SQL), was " + postgres);
+      }
+      if (carrier == null) {
+        throw new IllegalArgumentException("carrier must not be null");
+      }
+      if (stepTimeout == null || stepTimeout.isNegative() || stepTimeout.isZero()) {
+        throw new IllegalArgumentException("stepTimeout must be positive, was " + stepTimeout);
+      }
+      if (pollInterval == null || pollInterval.toMillis() < 4) {
+        throw new IllegalArgumentException(
+            "pollInterval must be at least 4 ms, was " + pollInterval);
+      }
+      if (concurrency < 1 || concurrency > 64) {
+        throw new IllegalArgumentException(
+            "concurrency must be between 1 and 64, was " + concurrency);
+      }
+      if (payment == null) {
+        payment = postgres;
+      }
+      String prefix =
+          topicPrefix != null
+              ? topicPrefix
+              : "tandem.checkout-"
+                  + Long.toString(ThreadLocalRandom.current().nextLong() >>> 1, 36)
+                  + ".";
+      CheckoutSystem system =
+          new CheckoutSystem(
+              new KafkaTopology(kafka.bootstrapServers(), prefix),
+              payment instanceof MariaDbServer);
+      try {
+        system.start(this);
+      } catch (SQLException | RuntimeException e) {
+        try {
+          system.close();
+        } catch (RuntimeException suppressed) {
+          e.addSuppressed(suppressed);
+        }
+        throw e;
+      }
+      return system;
+    }
+  }
+}

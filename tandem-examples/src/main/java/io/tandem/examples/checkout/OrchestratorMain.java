@@ -1,0 +1,58 @@
+package io.tandem.examples.checkout;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * Runs one checkout orchestrator instance as its own process, until it is killed:
+ *
+ * <pre>
+ * java -cp ... io.tandem.examples.checkout.OrchestratorMain \
+ *     JDBC_URL BOOTSTRAP_SERVERS TOPIC_PREFIX INSTANCE [STEP_TIMEOUT]
+ * </pre>
+ *
+ * <p>It prints {@value #READY} and the instance name once its relay, reply consumer and timer run.
+ * Tests and drills {@code kill -9} it in the middle of sagas and start another one, which carries
+ * them on from the database.
+ */
+public final class OrchestratorMain {
+  /** The line printed when the instance runs. */
+  public static final String READY = "CHECKOUT-ORCHESTRATOR-READY";
+
+  private OrchestratorMain() {}
+
+  public static void main(String[] args) throws InterruptedException {
+    if (args.length < 4 || args.length > 5) {
+      System.err.println(
+          "usage: OrchestratorMain JDBC_URL BOOTSTRAP_SERVERS TOPIC_PREFIX INSTANCE"
+              + " [STEP_TIMEOUT, ISO-8601, default PT10S]");
+      System.exit(2);
+    }
+    Duration stepTimeout = args.length == 5 ? Duration.parse(args[4]) : Duration.ofSeconds(10);
+    HikariConfig config = new HikariConfig();
+    config.setJdbcUrl(args[0]);
+    config.setPoolName("orchestrator-" + args[3]);
+    config.setMaximumPoolSize(10);
+    HikariDataSource dataSource = new HikariDataSource(config);
+    CheckoutOrchestrator orchestrator =
+        CheckoutOrchestrator.start(
+            dataSource,
+            new KafkaTopology(args[1], args[2]),
+            stepTimeout,
+            Duration.ofMillis(100),
+            args[3]);
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  orchestrator.close();
+                  dataSource.close();
+                },
+                "checkout-orchestrator-stop"));
+    System.out.println(READY + " " + args[3]);
+    System.out.flush();
+    new CountDownLatch(1).await(); // until killed
+  }
+}

@@ -1,0 +1,113 @@
+package io.tandem.examples.checkout;
+
+import io.tandem.inbox.ConsumerRunner;
+import io.tandem.inbox.InboxProcessor;
+import io.tandem.kafka.KafkaMessageSource;
+import io.tandem.kafka.KafkaTransport;
+import io.tandem.outbox.OutboxRelay;
+import java.time.Duration;
+import java.util.List;
+import javax.sql.DataSource;
+
+/**
+ * The plumbing of one service: the relay that publishes its outbox to Kafka and the consumer runner
+ * that applies its topic's messages through its inbox. Nothing else connects a service to the
+ * others.
+ */
+final class ServiceRuntime implements AutoCloseable {
+  /** Lease of the relays' partitions: a relay that dies leaves them to another within this. */
+  static final Duration RELAY_LEASE = Duration.ofSeconds(3);
+
+  private final KafkaTransport transport;
+  private final OutboxRelay relay;
+  private final ConsumerRunner runner;
+
+  private ServiceRuntime(KafkaTransport transport, OutboxRelay relay, ConsumerRunner runner) {
+    this.transport = transport;
+    this.relay = relay;
+    this.runner = runner;
+  }
+
+  /**
+   * Starts the relay of {@code dataSource} and a runner of {@code processor} on the topic of {@code
+   * inboundType}.
+   *
+   * @param instance distinguishes instances of the same service (relay id, client ids)
+   */
+  static ServiceRuntime start(
+      String service,
+      String instance,
+      DataSource dataSource,
+      InboxProcessor processor,
+      String inboundType,
+      KafkaTopology topology,
+      Duration pollInterval,
+      int concurrency) {
+    KafkaTransport transport =
+        KafkaTransport.builder()
+            .bootstrapServers(topology.bootstrapServers())
+            .source("/tandem/checkout/" + service)
+            .topicRouter(topology.router())
+            .build();
+    OutboxRelay relay =
+        OutboxRelay.builder()
+            .dataSource(dataSource)
+            .transport(transport)
+            .relayId(service + "-relay-" + instance)
+            .batchSize(200)
+            .leaseDuration(RELAY_LEASE)
+            .heartbeatInterval(Duration.ofMillis(500))
+            .publishTimeout(Duration.ofSeconds(2))
+            .pollInterval(pollInterval)
+            .build();
+    ConsumerRunner runner =
+        ConsumerRunner.builder()
+            .source(
+                KafkaMessageSource.builder()
+                    .bootstrapServers(topology.bootstrapServers())
+                    .groupId(topology.group(processor.consumer()))
+                    .topics(List.of(topology.topic(inboundType)))
+                    .pollTimeout(Duration.ofMillis(100))
+                    .rebalanceTimeout(Duration.ofSeconds(5))
+                    .closeTimeout(Duration.ofSeconds(5))
+                    // A member that dies is replaced within seconds, not the default 45 s.
+                    .consumerProperty("session.timeout.ms", "6000")
+                    .consumerProperty("heartbeat.interval.ms", "1000")
+                    .build())
+            .processor(processor)
+            .concurrency(concurrency)
+            .closeTimeout(Duration.ofSeconds(5))
+            .build();
+    try {
+      relay.start();
+      runner.start();
+    } catch (RuntimeException e) {
+      runner.close();
+      relay.close();
+      transport.close();
+      throw e;
+    }
+    return new ServiceRuntime(transport, relay, runner);
+  }
+
+  boolean isRunning() {
+    return relay.isRunning() && runner.isRunning();
+  }
+
+  InboxProcessor processor() {
+    return runner.processor();
+  }
+
+  @Override
+  public void close() {
+    try {
+      runner.close();
+    } finally {
+      try {
+        relay.close();
+      } finally {
+        transport.close();
+      }
+    }
+  }
+}
