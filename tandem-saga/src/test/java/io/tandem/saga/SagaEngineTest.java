@@ -3,6 +3,7 @@ package io.tandem.saga;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.tandem.core.FaultInjector;
 import io.tandem.core.RetryPolicy;
 import io.tandem.jdbc.Migrations;
 import io.tandem.outbox.OutboxRelay;
@@ -24,7 +25,10 @@ import javax.sql.DataSource;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The orchestration engine end to end on real databases — the orchestrator's and the participants'
@@ -388,6 +392,87 @@ class SagaEngineTest {
       }
     }
     assertThat(orchestrator.replyProcessor().duplicateCount()).isPositive();
+  }
+
+  @Tag("slow")
+  @ParameterizedTest(name = "dies after transition {0}")
+  @ValueSource(ints = {1, 2, 3, 4, 5, 6})
+  void anOrchestratorDyingAtAStepBoundaryIsCarriedOnByAnother(int boundary) throws Exception {
+    shippingFailures.set(1); // one retry through the timer as well
+    SagaDefinition<Checkout> definition = checkout().build();
+    run(definition); // the survivor: reply processor routed below, timer running
+    SagaOrchestrator survivor = orchestrator;
+    AtomicInteger transitions = new AtomicInteger();
+    SagaOrchestrator[] doomed = new SagaOrchestrator[1];
+    doomed[0] =
+        SagaOrchestrator.builder()
+            .dataSource(orchestratorDb.dataSource())
+            .name("checkout-orchestrator")
+            .replyTo("checkout-replies")
+            .definition(definition)
+            .timerInterval(Duration.ofMillis(50))
+            .faultInjector(
+                point -> {
+                  if (point.equals(FaultInjector.ORCHESTRATOR_AFTER_STEP)
+                      && transitions.incrementAndGet() == boundary) {
+                    bus.route("checkout-replies", survivor.replyProcessor()); // the group moves on
+                    throw new FaultInjector.SimulatedCrash(point);
+                  }
+                })
+            .build();
+    bus.route("checkout-replies", doomed[0].replyProcessor());
+    doomed[0].startTimer();
+    closeables.add(doomed[0]);
+
+    UUID id;
+    try {
+      id = doomed[0].start("checkout", new Checkout("o-k" + boundary, 10, false, false));
+    } catch (FaultInjector.SimulatedCrash crash) {
+      id = survivor.list("checkout", null, Instant.now().plusSeconds(5), 10).get(0).id();
+    }
+    SagaInstance saga = awaitEnd(id);
+
+    assertThat(transitions.get())
+        .as("the doomed instance reached the boundary")
+        .isGreaterThanOrEqualTo(boundary);
+    assertThat(saga.status()).isEqualTo(SagaStatus.COMPLETED);
+    assertThat(effects(id))
+        .containsExactly(
+            "CreatePendingOrder", "AuthorizePayment", "ReserveInventory", "RequestShipping");
+  }
+
+  @Test
+  void twoOrchestratorsShareTheWorkAndEverySagaEndsOnce() throws Exception {
+    shippingFailures.set(5);
+    SagaDefinition<Checkout> definition = checkout().build();
+    run(definition);
+    SagaOrchestrator second =
+        SagaOrchestrator.builder()
+            .dataSource(orchestratorDb.dataSource())
+            .name("checkout-orchestrator")
+            .replyTo("checkout-replies")
+            .definition(definition)
+            .timerInterval(Duration.ofMillis(50))
+            .build();
+    second.startTimer();
+    closeables.add(second);
+    List<UUID> ids = new ArrayList<>();
+    for (int i = 0; i < 30; i++) {
+      SagaOrchestrator starter = i % 2 == 0 ? orchestrator : second;
+      ids.add(starter.start("checkout", new Checkout("o-c" + i, 10, i % 5 == 0, i % 7 == 0)));
+    }
+
+    for (UUID id : ids) {
+      SagaInstance saga = awaitEnd(id);
+      assertThat(saga.status()).isIn(SagaStatus.COMPLETED, SagaStatus.COMPENSATED);
+      List<String> effects = effects(id);
+      assertThat(effects).doesNotHaveDuplicates();
+      if (saga.status() == SagaStatus.COMPLETED) {
+        assertThat(effects).endsWith("RequestShipping");
+      } else {
+        assertThat(effects).endsWith("CancelOrder");
+      }
+    }
   }
 
   @Test
