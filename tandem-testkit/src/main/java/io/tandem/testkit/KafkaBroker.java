@@ -110,7 +110,7 @@ public final class KafkaBroker implements AutoCloseable {
 
   /**
    * Creates a topic with the cluster's default replication factor and waits until every partition
-   * has a leader. An existing topic is fine, whatever its partition count.
+   * has a leader that serves requests. An existing topic is fine, whatever its partition count.
    *
    * @throws IllegalArgumentException if {@code partitions} is less than 1
    * @throws IllegalStateException if the topic cannot be created within {@link #OPERATION_TIMEOUT}
@@ -124,6 +124,7 @@ public final class KafkaBroker implements AutoCloseable {
     NewTopic topic = new NewTopic(name, Optional.of(partitions), Optional.empty());
     try (Admin admin =
         Admin.create(ClusterReadiness.adminConfig(bootstrapServers, OPERATION_TIMEOUT))) {
+      boolean created = true;
       try {
         admin
             .createTopics(List.of(topic))
@@ -133,10 +134,20 @@ public final class KafkaBroker implements AutoCloseable {
         if (!(e.getCause() instanceof TopicExistsException)) {
           throw e;
         }
+        created = false;
       }
       while (!allPartitionsHaveLeaders(admin, name, deadline)) {
         if (remainingMillis(deadline) == 0) {
           throw new TimeoutException("partitions still without a leader");
+        }
+        Thread.sleep(LEADER_POLL_INTERVAL.toMillis());
+      }
+      // Metadata can name a leader a moment before it serves requests; a producer's first batch
+      // then meets NOT_LEADER_OR_FOLLOWER and, idempotent, may stay stuck on sequence numbers.
+      // ListOffsets is answered only by an active leader: wait until every partition answers.
+      while (created && !allPartitionsServeOffsets(admin, name, partitions, deadline)) {
+        if (remainingMillis(deadline) == 0) {
+          throw new TimeoutException("partitions do not serve requests yet");
         }
         Thread.sleep(LEADER_POLL_INTERVAL.toMillis());
       }
@@ -147,6 +158,26 @@ public final class KafkaBroker implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("Interrupted while creating topic " + name, e);
+    }
+  }
+
+  private static boolean allPartitionsServeOffsets(
+      Admin admin, String topic, int partitions, long deadline) throws InterruptedException {
+    java.util.Map<org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.admin.OffsetSpec>
+        request = new java.util.HashMap<>();
+    for (int p = 0; p < partitions; p++) {
+      request.put(
+          new org.apache.kafka.common.TopicPartition(topic, p),
+          org.apache.kafka.clients.admin.OffsetSpec.latest());
+    }
+    try {
+      admin
+          .listOffsets(request)
+          .all()
+          .get(Math.max(1, Math.min(2000, remainingMillis(deadline))), TimeUnit.MILLISECONDS);
+      return true;
+    } catch (ExecutionException | TimeoutException e) {
+      return false;
     }
   }
 
