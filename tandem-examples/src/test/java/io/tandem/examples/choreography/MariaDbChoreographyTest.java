@@ -1,0 +1,18 @@
+package io.tandem.examples.choreography;
+
+import io.tandem.testkit.RequiresMariaDb;
+import io.tandem.testkit.TestInfrastructure;
+
+/** The choreography with the payment service on MariaDB, the others on PostgreSQL. */
+@RequiresMariaDb
+class MariaDbChoreographyTest extends ChoreographyContract {
+  @Override
+  ChoreographedCheckout.Builder paymentDatabase(ChoreographedCheckout.Builder builder) {
+    return builder.paymentDatabase(TestInfrastructure.mariadb());
+  }
+
+  @Override
+  boolean paymentOnMariaDb() {
+    return true;
+  }
+}

@@ -1,0 +1,14 @@
+package io.tandem.examples.choreography;
+
+/** The choreography with every service on PostgreSQL. */
+class PostgresChoreographyTest extends ChoreographyContract {
+  @Override
+  ChoreographedCheckout.Builder paymentDatabase(ChoreographedCheckout.Builder builder) {
+    return builder;
+  }
+
+  @Override
+  boolean paymentOnMariaDb() {
+    return false;
+  }
+}
