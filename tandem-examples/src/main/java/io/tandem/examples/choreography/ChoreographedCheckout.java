@@ -401,63 +401,19 @@ public final class ChoreographedCheckout implements AutoCloseable {
     Map<String, CheckoutOutcome> outcomes = query(orders::outcomes);
     Map<String, Long> net = query(payments::netCharged);
     Map<String, Long> reserved = query(inventory::reservedUnits);
-    int confirmed = 0;
-    int declined = 0;
-    int outOfStock = 0;
-    int pending = 0;
-    int unexpected = 0;
-    int moneyOff = 0;
-    long confirmedAmount = 0;
-    Map<String, Long> confirmedUnits = new HashMap<>();
-    for (PlacedOrder order : placed.values()) {
-      OrderRequest r = order.request();
-      CheckoutOutcome outcome = outcomes.getOrDefault(order.orderId(), CheckoutOutcome.PENDING);
-      switch (outcome) {
-        case PENDING -> pending++;
-        case CONFIRMED -> confirmed++;
-        case DECLINED -> declined++;
-        case OUT_OF_STOCK -> outOfStock++;
-      }
-      if (!outcome.finished()) {
-        continue;
-      }
-      if (outcome != r.expectedOutcome()) {
-        unexpected++;
-      }
-      long due = outcome == CheckoutOutcome.CONFIRMED ? r.amountCents() : 0;
-      if (net.getOrDefault(order.orderId(), 0L) != due) {
-        moneyOff++;
-      }
-      if (outcome == CheckoutOutcome.CONFIRMED) {
-        confirmedAmount += r.amountCents();
-        confirmedUnits.merge(r.product(), (long) r.quantity(), Long::sum);
-      }
-    }
-    int stockOff = 0;
-    for (Map.Entry<String, Long> product : reserved.entrySet()) {
-      if (!product.getValue().equals(confirmedUnits.getOrDefault(product.getKey(), 0L))) {
-        stockOff++;
-      }
-    }
     long deadLetters = 0;
     long duplicates = redeliveredDuplicates.sum();
     for (ServiceNode node : nodes) {
       deadLetters += node.processor().deadLetters(DeadLetterStatus.DEAD, 0, 10_000).size();
       duplicates += node.processor().duplicateCount();
     }
-    return new ChoreographyInvariants(
-        placed.size(),
-        confirmed,
-        declined,
-        outOfStock,
-        pending,
-        unexpected,
-        confirmedAmount,
-        net.values().stream().mapToLong(Long::longValue).sum(),
-        moneyOff,
+    return ChoreographyInvariants.of(
+        List.copyOf(placed.values()),
+        outcomes,
+        net,
+        reserved,
         query(payments::doubleMovements),
         query(inventory::unbalancedProducts),
-        stockOff,
         deadLetters,
         duplicates);
   }

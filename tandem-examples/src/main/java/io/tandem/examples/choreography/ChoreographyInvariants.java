@@ -1,6 +1,9 @@
 package io.tandem.examples.choreography;
 
+import java.util.Collection;
+import java.util.HashMap;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * What the four services' databases say about a run, read back by {@link
@@ -39,6 +42,74 @@ public record ChoreographyInvariants(
     int stockMismatches,
     long deadLetters,
     long duplicatesAbsorbed) {
+
+  /**
+   * Computes the invariants of {@code placed} orders from what the services' databases hold.
+   *
+   * @param outcomes the order service's outcome per order id
+   * @param netCharged the payment service's charges minus refunds per order id
+   * @param reservedUnits the inventory's reserved units per product
+   */
+  static ChoreographyInvariants of(
+      Collection<PlacedOrder> placed,
+      Map<String, CheckoutOutcome> outcomes,
+      Map<String, Long> netCharged,
+      Map<String, Long> reservedUnits,
+      long doubleCharges,
+      long unbalancedProducts,
+      long deadLetters,
+      long duplicatesAbsorbed) {
+    Map<CheckoutOutcome, Integer> counts = new HashMap<>();
+    int unexpected = 0;
+    int moneyOff = 0;
+    long confirmedAmount = 0;
+    Map<String, Long> confirmedUnits = new HashMap<>();
+    for (PlacedOrder order : placed) {
+      OrderRequest r = order.request();
+      CheckoutOutcome outcome = outcomes.getOrDefault(order.orderId(), CheckoutOutcome.PENDING);
+      counts.merge(outcome, 1, Integer::sum);
+      if (!outcome.finished()) {
+        continue;
+      }
+      if (outcome != r.expectedOutcome()) {
+        unexpected++;
+      }
+      long due = outcome == CheckoutOutcome.CONFIRMED ? r.amountCents() : 0;
+      if (netCharged.getOrDefault(order.orderId(), 0L) != due) {
+        moneyOff++;
+      }
+      if (outcome == CheckoutOutcome.CONFIRMED) {
+        confirmedAmount += r.amountCents();
+        confirmedUnits.merge(r.product(), (long) r.quantity(), Long::sum);
+      }
+    }
+    int stockOff = 0;
+    for (Map.Entry<String, Long> product : reservedUnits.entrySet()) {
+      if (!product.getValue().equals(confirmedUnits.getOrDefault(product.getKey(), 0L))) {
+        stockOff++;
+      }
+    }
+    for (String product : confirmedUnits.keySet()) {
+      if (!reservedUnits.containsKey(product)) {
+        stockOff++; // confirmed without a stock row: units came from nowhere
+      }
+    }
+    return new ChoreographyInvariants(
+        placed.size(),
+        counts.getOrDefault(CheckoutOutcome.CONFIRMED, 0),
+        counts.getOrDefault(CheckoutOutcome.DECLINED, 0),
+        counts.getOrDefault(CheckoutOutcome.OUT_OF_STOCK, 0),
+        counts.getOrDefault(CheckoutOutcome.PENDING, 0),
+        unexpected,
+        confirmedAmount,
+        netCharged.values().stream().mapToLong(Long::longValue).sum(),
+        moneyOff,
+        doubleCharges,
+        unbalancedProducts,
+        stockOff,
+        deadLetters,
+        duplicatesAbsorbed);
+  }
 
   /** Orders cancelled, whatever the reason. */
   public int cancelled() {
