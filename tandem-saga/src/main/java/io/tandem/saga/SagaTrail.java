@@ -131,9 +131,10 @@ public final class SagaTrail {
    * service, type, aggregate, publication and consumers.
    *
    * <pre>
-   * trail checkout-42: 5 events
-   *     +0 ms  order      OrderCreated       Order/o-42 v1        published +8 ms    payment +21 ms
-   *    +22 ms  payment    PaymentAuthorized  Payment/o-42 v1      published +30 ms   inventory +41 ms, order +44 ms
+   * trail checkout-order-000003: 5 events
+   *       +0 ms  order      OrderCreated       Order/order-000003 v1          published +887 ms    payment +947 ms
+   *    +1095 ms  payment    PaymentAuthorized  Payment/order-000003 v1        published +1330 ms   order +1437 ms, inventory +1562 ms
+   * ...
    * </pre>
    */
   public static String render(String correlationId, List<TrailEntry> entries) {
@@ -153,7 +154,7 @@ public final class SagaTrail {
       out.append(
           String.format(
               Locale.ROOT,
-              "  %9s  %-10s %-20s %-26s %-20s %s%n",
+              "  %9s  %-10s %-18s %-30s %-20s %s%n",
               offset(start, e.occurredAt()),
               e.service(),
               e.eventType(),

@@ -155,6 +155,7 @@ abstract class ChoreographyContract {
       checkout.trail(o.correlationId()).forEach(e -> others.add(e.eventId()));
     }
     assertThat(trail).extracting(TrailEntry::eventId).doesNotContainAnyElementsOf(others);
+    System.out.print(checkout.renderTrail(outOfStock.correlationId()));
     assertThat(checkout.renderTrail(confirmed.correlationId()))
         .startsWith("trail " + confirmed.correlationId() + ": 5 events")
         .contains("OrderCreated", "PaymentAuthorized", "InventoryReserved", "ShipmentRequested");
