@@ -47,12 +47,13 @@ import java.util.function.Consumer;
  * aggregate's order.
  *
  * <p><b>Delivery.</b> The source's thread {@code tandem-nats-source-<durable>} pulls up to
- * {@linkplain Builder#batchSize batch size} messages at a time and hands them to the sink one by
- * one, in the order the server sent them; it asks for the next batch only when the sink took the
- * last one. {@link io.tandem.core.spi.InboundMessage#key()} is the {@code ce-partitionkey} header
- * (the aggregate id); {@code origin()} is {@code nats <stream>/<durable> seq <stream sequence>};
- * {@code rawHeaders()} holds {@code subject}, {@code stream}, {@code stream_sequence}, {@code
- * delivered} and every header.
+ * {@linkplain Builder#batchSize batch size} messages at a time and takes each off the client as it
+ * arrives; the thread {@code tandem-nats-source-<durable>-sink} hands them to the sink one by one,
+ * in the order the server sent them, and may block there; the next pull is asked for only when the
+ * sink took the last batch. {@link io.tandem.core.spi.InboundMessage#key()} is the {@code
+ * ce-partitionkey} header (the aggregate id); {@code origin()} is {@code nats <stream>/<durable>
+ * seq <stream sequence>}; {@code rawHeaders()} holds {@code subject}, {@code stream}, {@code
+ * stream_sequence}, {@code delivered} and every header.
  *
  * <p><b>Back-pressure.</b> Max ack pending (default {@value #DEFAULT_MAX_ACK_PENDING}) bounds the
  * messages the server has delivered to the durable and that are not acknowledged yet, over all its
@@ -62,11 +63,12 @@ import java.util.function.Consumer;
  * <p><b>Acknowledgement.</b> {@code acknowledge()} sends an ack for that message alone, from any
  * thread; if the connection is down, nothing is sent and nothing is thrown. A message not
  * acknowledged within the ack wait is redelivered, to this source or another. While this source
- * runs, it tells the server every third of the ack wait that the messages it holds are still in
- * progress, so a message waiting in a busy runner is not redelivered elsewhere; after the source
- * closed or its process died, what it held is redelivered one ack wait later. A short ack wait thus
- * means a quick takeover. Nothing is ever rejected: the runner dead-letters poison itself, so max
- * deliver is unlimited by default.
+ * runs, its thread {@code tandem-nats-source-<durable>-progress} tells the server every third of
+ * the ack wait that the messages it holds (received, not yet acknowledged) are still in progress,
+ * so a message waiting in a busy runner is not redelivered elsewhere; after the source closed or
+ * its process died, what it held is redelivered one ack wait later. A short ack wait thus means a
+ * quick takeover. Nothing is ever rejected: the runner dead-letters poison itself, so max deliver
+ * is unlimited by default.
  *
  * <p><b>Failures.</b> {@link #start(MessageSink)} connects itself and throws {@link
  * TandemException} with the server's reason when it cannot (server unreachable, no such stream, the

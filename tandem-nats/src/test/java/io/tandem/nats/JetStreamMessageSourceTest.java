@@ -226,7 +226,7 @@ class JetStreamMessageSourceTest {
   }
 
   @Test
-  void aBlockingSinkStopsThePulls() throws Exception {
+  void aBlockingSinkStopsThePullsAndWhatWaitsBehindItIsNotRedelivered() throws Exception {
     publish(versions("order-1", 20));
     Semaphore permits = new Semaphore(0);
     AtomicInteger waiting = new AtomicInteger();
@@ -241,17 +241,20 @@ class JetStreamMessageSourceTest {
           return true;
         };
 
-    start(builder().maxAckPending(100).batchSize(4), full);
+    start(builder().ackWait(SHORT_ACK_WAIT).maxAckPending(100).batchSize(4), full);
 
     Awaitility.await().atMost(WAIT).until(() -> waiting.get() == 1);
+    // three ack waits: no further pull, and the rest of the batch keeps its delivery
     Awaitility.await()
-        .during(Duration.ofSeconds(2))
+        .during(SHORT_ACK_WAIT.multipliedBy(3))
         .atMost(WAIT)
-        .until(() -> consumerInfo().getNumAckPending() <= 4);
+        .until(() -> consumerInfo().getNumAckPending() == 4);
     permits.release(1000);
     Awaitility.await().atMost(WAIT).until(() -> taken.size() == 20);
     assertThat(versionsOf(taken))
         .containsExactlyElementsOf(LongStream.rangeClosed(1, 20).boxed().toList());
+    assertThat(taken).allSatisfy(m -> assertThat(m.rawHeaders()).containsEntry("delivered", "1"));
+    assertThat(consumerInfo().getRedelivered()).isZero();
   }
 
   @Test
@@ -350,6 +353,43 @@ class JetStreamMessageSourceTest {
         .isInstanceOf(InvalidNatsMessageException.class)
         .hasMessageContaining("stream " + stream + " sequence 1")
         .hasMessageContaining("specversion");
+  }
+
+  @Test
+  void aDeletedDurableIsCreatedAgainAndConsumptionGoesOn() throws Exception {
+    publish(versions("order-1", 3));
+    RecordingSink sink = new RecordingSink(m -> true);
+    start(builder().reconnectDelay(Duration.ofMillis(200)), sink);
+    Awaitility.await().atMost(WAIT).until(() -> sink.size() == 3);
+    Awaitility.await().atMost(WAIT).until(() -> consumerInfo().getNumAckPending() == 0);
+
+    NatsTestSupport.jsm().deleteConsumer(stream, durable); // an operator's mistake
+    publish(versions("order-2", 2));
+
+    // created again, delivering everything from the start: the inbox drops what it applied
+    Awaitility.await().atMost(WAIT).until(() -> sink.size() == 8);
+    assertThat(sink.received.subList(3, 8))
+        .extracting(InboundMessage::key)
+        .containsExactly("order-1", "order-1", "order-1", "order-2", "order-2");
+  }
+
+  @Test
+  void startFailsWhenTheDurableIsAPushConsumer() throws Exception {
+    NatsTestSupport.jsm()
+        .addOrUpdateConsumer(
+            stream,
+            io.nats.client.api.ConsumerConfiguration.builder()
+                .durable(durable)
+                .deliverSubject("push." + durable)
+                .build());
+    JetStreamMessageSource source = builder().build();
+    sources.add(source);
+
+    assertThatThrownBy(() -> source.start(m -> true))
+        .isInstanceOf(TandemException.class)
+        .hasMessageContaining("cannot consume durable " + durable)
+        .hasMessageContaining("JetStream error");
+    assertThat(source.isRunning()).isFalse();
   }
 
   @Test

@@ -18,11 +18,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The thread of one {@code JetStreamMessageSource}: pulls batches from the durable consumer and
- * hands each message to the sink, in the order the server delivered them. The next pull is asked
- * for only after the sink took every message of the last one, so a full runner stops the pulls. Any
- * failure (connection lost, consumer deleted, server restarting) is logged, and after the reconnect
- * delay the consumer is set up again and pulling resumes.
+ * The threads of one {@code JetStreamMessageSource}: one pulls batches from the durable consumer
+ * and takes each message off the client as it arrives, one hands them to the sink ({@link
+ * HandOver}) in the order the server delivered them. The next pull is asked for only after the sink
+ * took every message of the last one, so a full runner stops the pulls. Any failure (connection
+ * lost, consumer deleted, server restarting) is logged, and after the reconnect delay the consumer
+ * is set up again and pulling resumes.
  */
 public final class PullLoop {
   private static final Logger LOG = LoggerFactory.getLogger(PullLoop.class);
@@ -38,6 +39,7 @@ public final class PullLoop {
   private volatile boolean closed;
   private volatile Thread thread;
   private volatile HeldMessages held;
+  private volatile HandOver handOver;
   private NatsSession session; // of the consumer context; only the loop's thread after start
   private ConsumerContext consumer;
 
@@ -59,8 +61,9 @@ public final class PullLoop {
   }
 
   /**
-   * Connects, creates or updates the durable consumer and starts the thread {@code
-   * tandem-nats-source-<durable>}.
+   * Connects, creates or updates the durable consumer and starts the threads: {@code
+   * tandem-nats-source-<durable>} pulls, {@code ...-sink} hands over, {@code ...-progress} signals
+   * the messages held.
    *
    * @throws IOException if no server accepted the connection
    * @throws JetStreamApiException if the server refused the stream or the consumer
@@ -74,21 +77,23 @@ public final class PullLoop {
       connector.close();
       throw e;
     }
-    held =
-        new HeldMessages(settings.ackWait(), "tandem-nats-source-" + settings.durable() + "-ack");
-    Thread started =
-        new Thread(() -> pullUntilStopped(sink), "tandem-nats-source-" + settings.durable());
+    String threadName = "tandem-nats-source-" + settings.durable();
+    held = new HeldMessages(settings.ackWait(), threadName + "-progress");
+    handOver = new HandOver(held, name);
+    handOver.start(sink, threadName + "-sink");
+    Thread started = new Thread(this::pullUntilStopped, threadName);
     thread = started;
     started.start();
   }
 
-  /** Whether the thread is pulling: started, not closed, and the sink never refused. */
+  /** Whether the threads run: started, not closed, and the sink never refused. */
   public boolean running() {
     Thread t = thread;
-    return t != null && t.isAlive() && !closed;
+    HandOver h = handOver;
+    return t != null && t.isAlive() && h.alive() && !closed;
   }
 
-  private void pullUntilStopped(MessageSink sink) {
+  private void pullUntilStopped() {
     boolean failing = false;
     FetchConsumeOptions pull =
         FetchConsumeOptions.builder()
@@ -97,6 +102,9 @@ public final class PullLoop {
             .build();
     while (!closed) {
       try {
+        if (!handOver.awaitTaken()) {
+          return; // the sink refused a message
+        }
         FetchConsumer fetch = consumer().fetch(pull);
         try {
           if (failing) {
@@ -104,16 +112,13 @@ public final class PullLoop {
             failing = false;
           }
           for (Message m = fetch.nextMessage(); m != null; m = fetch.nextMessage()) {
-            FetchedMessage message = new FetchedMessage(m, codec, held, name);
-            held.hold(message);
-            if (!sink.accept(message)) {
-              held.release(message);
-              LOG.info("NATS source {} stops: the sink takes no more messages", name);
-              return; // the rest of the pull stays unacknowledged and is redelivered
+            if (handOver.refused()) {
+              return; // what this pull still brings is redelivered after the ack wait
             }
+            handOver.put(new FetchedMessage(m, codec, held, name));
           }
         } finally {
-          closeQuietly(fetch); // what this pull brought and the sink did not take is redelivered
+          closeQuietly(fetch);
         }
       } catch (InterruptedException e) {
         return; // closed
@@ -190,28 +195,31 @@ public final class PullLoop {
   }
 
   /**
-   * Stops pulling (interrupting the thread, which may wait in the sink), waits for the thread at
-   * most the close timeout, stops the in-progress signals and closes the connection after flushing
-   * the acknowledgements already sent. Idempotent.
+   * Stops pulling and handing over (interrupting both threads; the hand-over may wait in the sink),
+   * waits for them at most the close timeout, stops the in-progress signals and closes the
+   * connection after flushing the acknowledgements already sent. Idempotent.
    */
   public void close() {
     closed = true;
     closing.countDown();
-    Thread t = thread;
-    if (t != null && t != Thread.currentThread()) {
-      t.interrupt();
-      try {
-        t.join(settings.closeTimeout().toMillis());
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
+    long deadline = System.nanoTime() + settings.closeTimeout().toNanos();
+    try {
+      Thread t = thread;
+      if (t != null && t != Thread.currentThread()) {
+        t.interrupt();
       }
-      if (t.isAlive()) {
-        LOG.warn(
-            "NATS source {}: thread {} did not stop within {}",
-            name,
-            t.getName(),
-            settings.closeTimeout());
+      HandOver h = handOver;
+      if (h != null) {
+        h.stop(TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
       }
+      if (t != null && t != Thread.currentThread()) {
+        t.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+        if (t.isAlive() || (h != null && h.alive())) {
+          LOG.warn("NATS source {}: threads did not stop within {}", name, settings.closeTimeout());
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
     if (held != null) {
       held.close();
