@@ -165,6 +165,13 @@ public final class CheckoutSystem implements AutoCloseable {
     config.setDataSource(database.dataSource());
     config.setPoolName("checkout-" + name);
     config.setMaximumPoolSize(size);
+    if (database.server() instanceof MariaDbServer) {
+      // At MariaDB's default REPEATABLE READ, the participant's SELECT ... FOR UPDATE of a step
+      // record that does not exist yet takes a gap lock; two first commands whose keys fall in one
+      // gap then deadlock on their inserts (retried, but each retry costs an attempt). READ
+      // COMMITTED takes no gap locks, and nothing here relies on repeatable reads.
+      config.setTransactionIsolation("TRANSACTION_READ_COMMITTED");
+    }
     HikariDataSource pool = new HikariDataSource(config);
     resources.push(pool);
     return pool;

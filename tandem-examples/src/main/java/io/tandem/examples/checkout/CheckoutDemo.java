@@ -1,0 +1,283 @@
+package io.tandem.examples.checkout;
+
+import io.tandem.saga.SagaStatus;
+import io.tandem.testkit.DatabaseServer;
+import io.tandem.testkit.KafkaBroker;
+import io.tandem.testkit.KafkaBrokerProcess;
+import io.tandem.testkit.MariaDbServer;
+import io.tandem.testkit.PostgresServer;
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Runs N checkouts through the {@link CheckoutSystem} with a failure mix and checks the outcome
+ * from the databases.
+ *
+ * <p>The mix follows from the data: a checkout paid with a card ending in {@value
+ * PaymentService#DECLINED_CARD_SUFFIX} is declined (the order is cancelled); a checkout of the
+ * sold-out product fails at the pivot (the payment is refunded, then the order cancelled); every
+ * other checkout completes, its shipping retried through the carrier's transient failures. At most
+ * {@code inFlight} sagas run at once; the demo starts the next as one ends.
+ */
+public final class CheckoutDemo {
+  static final String SOLD_OUT = "sku-sold-out";
+  private static final int PRODUCTS = 8;
+  private static final String GOOD_CARD = "4242424242424242";
+  private static final String DECLINED_CARD = "4000000000000002";
+
+  private final CheckoutDemoSettings settings;
+  private final PrintStream progress;
+  private final boolean liveLine;
+
+  /**
+   * @param progress where progress goes (stderr in the CLI), or null
+   * @param liveLine rewrite one progress line in place (a terminal) instead of printing lines
+   */
+  public CheckoutDemo(CheckoutDemoSettings settings, PrintStream progress, boolean liveLine) {
+    this.settings = settings;
+    this.progress = progress;
+    this.liveLine = liveLine;
+  }
+
+  /** A planned checkout and how it should end. */
+  record Planned(Checkout checkout, boolean declined, boolean outOfStock) {}
+
+  /** The checkouts of a run, from the seed: the same settings give the same mix. */
+  static List<Planned> plan(CheckoutDemoSettings s) {
+    Random random = new Random(s.seed());
+    List<Planned> plan = new ArrayList<>(s.checkouts());
+    for (int i = 1; i <= s.checkouts(); i++) {
+      double r = random.nextDouble();
+      boolean declined = r < s.declineRate();
+      boolean outOfStock = !declined && r < s.declineRate() + s.outOfStockRate();
+      int product = 1 + random.nextInt(PRODUCTS);
+      int quantity = 1 + random.nextInt(3);
+      String sku = outOfStock ? SOLD_OUT : "sku-" + product;
+      plan.add(
+          new Planned(
+              new Checkout(
+                  "order-" + i,
+                  "customer-" + random.nextInt(50),
+                  sku,
+                  quantity,
+                  quantity * (500L + 250L * product),
+                  declined ? DECLINED_CARD : GOOD_CARD,
+                  i + " Main Street"),
+              declined,
+              outOfStock));
+    }
+    return plan;
+  }
+
+  /** Runs the demo; every server and database it started or created is gone afterwards. */
+  public CheckoutReport run() throws Exception {
+    long start = System.nanoTime();
+    say(
+        "starting PostgreSQL (%s) and Kafka (%s)",
+        settings.jdbcUrl() == null ? "embedded" : settings.jdbcUrl(),
+        settings.kafkaBootstrap() == null ? "embedded, own process" : settings.kafkaBootstrap());
+    KafkaBrokerProcess kafkaProcess =
+        settings.kafkaBootstrap() == null ? KafkaBrokerProcess.start() : null;
+    try (PostgresServer postgres =
+            settings.jdbcUrl() == null
+                ? PostgresServer.embedded().start()
+                : PostgresServer.external(settings.jdbcUrl());
+        KafkaBroker kafka =
+            KafkaBroker.external(
+                kafkaProcess != null
+                    ? kafkaProcess.bootstrapServers()
+                    : settings.kafkaBootstrap())) {
+      DatabaseServer paymentServer = paymentServer(postgres);
+      try (CheckoutSystem system =
+          CheckoutSystem.builder()
+              .postgres(postgres)
+              .paymentDatabase(paymentServer)
+              .kafka(kafka)
+              .carrier(ShippingService.Carrier.flaky(settings.shippingFailureRate()))
+              .stepTimeout(java.time.Duration.ofSeconds(10))
+              .start()) {
+        return run(system, start);
+      }
+    } finally {
+      if (kafkaProcess != null) {
+        kafkaProcess.close();
+      }
+    }
+  }
+
+  private DatabaseServer paymentServer(PostgresServer postgres) {
+    if (!settings.useMariaDb()) {
+      say("payment service on PostgreSQL (MariaDB not wanted)");
+      return postgres;
+    }
+    String configured =
+        settings.mariadbUrl() != null ? settings.mariadbUrl() : System.getenv("TANDEM_MARIADB_URL");
+    if (configured != null && !configured.isBlank()) {
+      say(
+          "payment service on MariaDB at %s",
+          configured.replaceAll("password=[^&]*", "password=***"));
+      return MariaDbServer.external(
+          configured.strip()); // configured: fails when it does not answer
+    }
+    String fallback = "jdbc:mariadb://127.0.0.1:3306/test?user=root&connectTimeout=2000";
+    try {
+      MariaDbServer server = MariaDbServer.external(fallback);
+      say("payment service on MariaDB at 127.0.0.1:3306");
+      return server;
+    } catch (IllegalStateException e) {
+      say("no MariaDB answers at 127.0.0.1:3306; payment service on PostgreSQL");
+      return postgres;
+    }
+  }
+
+  /** Runs the checkouts on a started system and reads the report back. */
+  CheckoutReport run(CheckoutSystem system, long start) throws Exception {
+    List<Planned> plan = plan(settings);
+    for (int p = 1; p <= PRODUCTS; p++) {
+      system.inventory().addProduct("sku-" + p, 3 * settings.checkouts());
+    }
+    system.inventory().addProduct(SOLD_OUT, 0);
+    say(
+        "running %d checkouts, at most %d at once (decline rate %.2f, out-of-stock rate %.2f,"
+            + " shipping failure rate %.2f)",
+        settings.checkouts(),
+        settings.inFlight(),
+        settings.declineRate(),
+        settings.outOfStockRate(),
+        settings.shippingFailureRate());
+    long deadline = System.nanoTime() + settings.timeout().toNanos();
+    long runStart = System.nanoTime();
+    long lastPrint = 0;
+    int started = 0;
+    Map<SagaStatus, Long> counts = system.statusCounts();
+    while (System.nanoTime() < deadline) {
+      counts = system.statusCounts();
+      long ended =
+          counts.get(SagaStatus.COMPLETED)
+              + counts.get(SagaStatus.COMPENSATED)
+              + counts.get(SagaStatus.STUCK);
+      if (ended >= settings.checkouts()) {
+        break;
+      }
+      while (started < settings.checkouts() && started - ended < settings.inFlight()) {
+        system.checkout(plan.get(started++).checkout());
+      }
+      if (System.nanoTime() - lastPrint > TimeUnit.MILLISECONDS.toNanos(liveLine ? 250 : 2000)) {
+        lastPrint = System.nanoTime();
+        progressLine(started, counts, ended, runStart);
+      }
+      TimeUnit.MILLISECONDS.sleep(20);
+    }
+    progressLine(
+        started,
+        counts,
+        counts.get(SagaStatus.COMPLETED) + counts.get(SagaStatus.COMPENSATED),
+        runStart);
+    if (liveLine && progress != null) {
+      progress.println();
+    }
+    if (System.nanoTime() >= deadline) {
+      say("timed out after %s waiting for every saga to end", settings.timeout());
+    }
+    return report(system, plan, start);
+  }
+
+  private void progressLine(int started, Map<SagaStatus, Long> counts, long ended, long runStart) {
+    if (progress == null) {
+      return;
+    }
+    double seconds = Math.max(1e-3, (System.nanoTime() - runStart) / 1e9);
+    String line =
+        String.format(
+            Locale.ROOT,
+            "[demo] started %d/%d  completed %d  compensated %d  running %d  compensating %d"
+                + "  stuck %d  %.0f sagas/s",
+            started,
+            settings.checkouts(),
+            counts.get(SagaStatus.COMPLETED),
+            counts.get(SagaStatus.COMPENSATED),
+            counts.get(SagaStatus.RUNNING),
+            counts.get(SagaStatus.COMPENSATING),
+            counts.get(SagaStatus.STUCK),
+            ended / seconds);
+    if (liveLine) {
+      progress.print("\r" + line + "   ");
+    } else {
+      progress.println(line);
+    }
+    progress.flush();
+  }
+
+  private CheckoutReport report(CheckoutSystem system, List<Planned> plan, long start)
+      throws Exception {
+    CheckoutInvariants invariants = system.invariants();
+    long plannedDeclined = plan.stream().filter(Planned::declined).count();
+    long plannedOutOfStock = plan.stream().filter(Planned::outOfStock).count();
+    List<String> violations = new ArrayList<>(invariants.violations());
+    int violationCount = invariants.violationCount();
+    if (invariants.sagas() != plan.size()) {
+      violations.add(plan.size() + " checkouts planned, " + invariants.sagas() + " sagas recorded");
+      violationCount++;
+    }
+    if (invariants.declined() != plannedDeclined
+        || invariants.outOfStock() != plannedOutOfStock
+        || invariants.completed() != plan.size() - plannedDeclined - plannedOutOfStock) {
+      violations.add(
+          String.format(
+              Locale.ROOT,
+              "outcomes differ from the plan: %d completed, %d declined, %d out of stock;"
+                  + " planned %d, %d, %d",
+              invariants.completed(),
+              invariants.declined(),
+              invariants.outOfStock(),
+              plan.size() - plannedDeclined - plannedOutOfStock,
+              plannedDeclined,
+              plannedOutOfStock));
+      violationCount++;
+    }
+    List<Double> millis = new ArrayList<>(system.sagaMillis());
+    Collections.sort(millis);
+    double span = system.spanMillis();
+    return new CheckoutReport(
+        invariants.sagas(),
+        invariants.completed(),
+        invariants.compensated(),
+        invariants.stuck(),
+        invariants.running(),
+        invariants.declined(),
+        invariants.outOfStock(),
+        plannedDeclined,
+        plannedOutOfStock,
+        system.shipping().carrierFailures(),
+        invariants.chargedCents(),
+        invariants.refundedCents(),
+        violationCount == 0,
+        List.copyOf(violations),
+        span > 0 ? millis.size() / (span / 1000) : 0,
+        percentile(millis, 0.50),
+        percentile(millis, 0.99),
+        TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start),
+        system.paymentOnMariaDb() ? "mariadb" : "postgresql");
+  }
+
+  static double percentile(List<Double> sorted, double p) {
+    if (sorted.isEmpty()) {
+      return 0;
+    }
+    int index = (int) Math.ceil(p * sorted.size()) - 1;
+    return sorted.get(Math.max(0, Math.min(index, sorted.size() - 1)));
+  }
+
+  private void say(String format, Object... args) {
+    if (progress != null) {
+      progress.println("[demo] " + String.format(Locale.ROOT, format, args));
+      progress.flush();
+    }
+  }
+}

@@ -1,0 +1,105 @@
+package io.tandem.examples.checkout;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * What the checkout demo measured, read back from the services' databases.
+ *
+ * @param sagas checkout sagas the orchestrator recorded
+ * @param completed sagas that completed (order confirmed, paid, reserved, shipped)
+ * @param compensated sagas that were compensated (declined, out of stock)
+ * @param stuck sagas whose compensation kept failing (must be 0)
+ * @param running sagas not ended when the demo stopped waiting (must be 0)
+ * @param declined compensated because the card was declined
+ * @param outOfStock compensated because the pivot found no stock (refund, then cancel)
+ * @param plannedDeclined checkouts the mix paid with a declined card
+ * @param plannedOutOfStock checkouts the mix sent to the sold-out product
+ * @param shippingRetries carrier calls that failed transiently and were retried
+ * @param chargedCents money charged
+ * @param refundedCents money refunded
+ * @param invariantsOk every invariant holds and every checkout ended as its data said
+ * @param violations what does not hold (the first few)
+ * @param sagasPerSecond ended sagas per second, from the first start to the last end
+ * @param p50Millis median saga duration
+ * @param p99Millis 99th percentile saga duration
+ * @param elapsedMillis wall time of the whole run, start-up included
+ * @param paymentDatabase {@code mariadb} or {@code postgresql}
+ */
+public record CheckoutReport(
+    long sagas,
+    long completed,
+    long compensated,
+    long stuck,
+    long running,
+    long declined,
+    long outOfStock,
+    long plannedDeclined,
+    long plannedOutOfStock,
+    long shippingRetries,
+    long chargedCents,
+    long refundedCents,
+    boolean invariantsOk,
+    List<String> violations,
+    double sagasPerSecond,
+    double p50Millis,
+    double p99Millis,
+    long elapsedMillis,
+    String paymentDatabase) {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  /** The report as one JSON object with snake_case keys. */
+  public String toJson() {
+    try {
+      return JSON.writeValueAsString(asMap(true));
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("cannot write the report", e);
+    }
+  }
+
+  /** The report as an aligned two-column table, violations listed below. */
+  public String toTable() {
+    StringBuilder sb = new StringBuilder();
+    asMap(false).forEach((k, v) -> sb.append(String.format(Locale.ROOT, "%-24s %s%n", k, v)));
+    for (String v : violations) {
+      sb.append("  violated: ").append(v).append(System.lineSeparator());
+    }
+    sb.append(String.format(Locale.ROOT, "%-24s %s%n", "result", invariantsOk ? "OK" : "FAILED"));
+    return sb.toString();
+  }
+
+  private Map<String, Object> asMap(boolean withViolations) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("sagas", sagas);
+    m.put("completed", completed);
+    m.put("compensated", compensated);
+    m.put("stuck", stuck);
+    m.put("running", running);
+    m.put("declined", declined);
+    m.put("out_of_stock", outOfStock);
+    m.put("planned_declined", plannedDeclined);
+    m.put("planned_out_of_stock", plannedOutOfStock);
+    m.put("shipping_retries", shippingRetries);
+    m.put("charged_cents", chargedCents);
+    m.put("refunded_cents", refundedCents);
+    m.put("invariants_ok", invariantsOk);
+    if (withViolations) {
+      m.put("violations", violations);
+    }
+    m.put("sagas_per_s", round(sagasPerSecond));
+    m.put("p50_ms", round(p50Millis));
+    m.put("p99_ms", round(p99Millis));
+    m.put("elapsed_ms", elapsedMillis);
+    m.put("payment_database", paymentDatabase);
+    return m;
+  }
+
+  private static double round(double v) {
+    return Math.round(v * 10) / 10.0;
+  }
+}

@@ -1,0 +1,116 @@
+package io.tandem.examples.checkout;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.tandem.testkit.TestInfrastructure;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class CheckoutDemoTest {
+
+  @Test
+  void theDemoEndsEverySagaAsPlannedAndItsInvariantsHold() throws Exception {
+    CheckoutDemoSettings settings =
+        new CheckoutDemoSettings(
+            100,
+            32,
+            0.1,
+            0.1,
+            0.2,
+            TestInfrastructure.postgres().jdbcUrl(),
+            TestInfrastructure.kafka().bootstrapServers(),
+            null,
+            true,
+            Duration.ofMinutes(2),
+            7);
+    CheckoutReport report = new CheckoutDemo(settings, System.out, false).run();
+
+    assertThat(report.violations()).isEmpty();
+    assertThat(report.invariantsOk()).isTrue();
+    assertThat(report.sagas()).isEqualTo(100);
+    assertThat(report.completed() + report.compensated()).isEqualTo(100);
+    assertThat(report.stuck()).isZero();
+    assertThat(report.running()).isZero();
+    assertThat(report.declined()).isEqualTo(report.plannedDeclined()).isPositive();
+    assertThat(report.outOfStock()).isEqualTo(report.plannedOutOfStock()).isPositive();
+    assertThat(report.shippingRetries()).isPositive();
+    assertThat(report.refundedCents()).as("out-of-stock checkouts were refunded").isPositive();
+    assertThat(report.p99Millis()).isGreaterThanOrEqualTo(report.p50Millis()).isPositive();
+    assertThat(report.toJson())
+        .contains(
+            "\"sagas\":100",
+            "\"invariants_ok\":true",
+            "\"stuck\":0",
+            "\"sagas_per_s\":",
+            "\"p50_ms\":",
+            "\"p99_ms\":");
+  }
+
+  @Test
+  void theMixFollowsTheSeed() {
+    CheckoutDemoSettings settings =
+        new CheckoutDemoSettings(
+            1000, 10, 0.2, 0.1, 0, null, null, null, false, Duration.ofMinutes(1), 3);
+    List<CheckoutDemo.Planned> plan = CheckoutDemo.plan(settings);
+
+    assertThat(plan).isEqualTo(CheckoutDemo.plan(settings));
+    assertThat(plan.stream().filter(CheckoutDemo.Planned::declined).count()).isBetween(150L, 250L);
+    assertThat(plan.stream().filter(CheckoutDemo.Planned::outOfStock).count()).isBetween(60L, 140L);
+    assertThat(plan)
+        .allSatisfy(
+            p -> {
+              assertThat(p.checkout().card().endsWith(PaymentService.DECLINED_CARD_SUFFIX))
+                  .isEqualTo(p.declined());
+              assertThat(p.checkout().sku().equals(CheckoutDemo.SOLD_OUT))
+                  .isEqualTo(p.outOfStock());
+            });
+  }
+
+  @Test
+  void aReportWithAViolationIsNotOk() {
+    CheckoutReport report =
+        new CheckoutReport(
+            10,
+            9,
+            0,
+            0,
+            1,
+            0,
+            0,
+            0,
+            0,
+            0,
+            100,
+            0,
+            false,
+            List.of("1 sagas still running"),
+            1,
+            2,
+            3,
+            100,
+            "postgresql");
+    assertThat(report.toTable()).contains("violated: 1 sagas still running", "FAILED");
+    assertThat(report.toJson()).contains("\"invariants_ok\":false", "\"violations\":[");
+  }
+
+  @Test
+  void badSettingsAreRefused() {
+    assertThatThrownBy(
+            () ->
+                new CheckoutDemoSettings(
+                    0, 10, 0, 0, 0, null, null, null, true, Duration.ofMinutes(1), 1))
+        .hasMessage("checkouts must be between 1 and 1000000, was 0");
+    assertThatThrownBy(
+            () ->
+                new CheckoutDemoSettings(
+                    10, 10, 0.7, 0.5, 0, null, null, null, true, Duration.ofMinutes(1), 1))
+        .hasMessageContaining("decline rate + out-of-stock rate must be at most 1");
+    assertThatThrownBy(
+            () ->
+                new CheckoutDemoSettings(
+                    10, 10, 0, 0, 1.5, null, null, null, true, Duration.ofMinutes(1), 1))
+        .hasMessage("shipping failure rate must be between 0 and 1, was 1.5");
+  }
+}
