@@ -129,6 +129,19 @@ abstract class ChoreographyContract {
 
     assertThat(trail).extracting(TrailEntry::aggregateId).containsOnly(confirmed.orderId());
     assertThat(trail).extracting(TrailEntry::occurredAt).isSorted();
+    // Causal: each reaction occurred after its service's consumer recorded the event before it.
+    for (int i = 1; i < trail.size(); i++) {
+      TrailEntry cause = trail.get(i - 1);
+      TrailEntry reaction = trail.get(i);
+      TrailEntry.Consumption heard =
+          cause.consumedBy().stream()
+              .filter(c -> c.service().equals(reaction.service()))
+              .findFirst()
+              .orElseThrow(() -> new AssertionError(reaction.service() + " never heard " + cause));
+      assertThat(reaction.occurredAt())
+          .as(reaction.eventType())
+          .isAfterOrEqualTo(heard.processedAt());
+    }
     assertThat(trail).allSatisfy(e -> assertThat(e.published()).as(e.eventType()).isTrue());
     // Who recorded what: the consumer that reacts, and those that hear the topic and skip the type
     // (OrderConfirmed is published once the checkout has finished; payment may record it later).
