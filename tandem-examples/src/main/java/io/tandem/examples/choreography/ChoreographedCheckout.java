@@ -28,8 +28,11 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
@@ -172,6 +175,19 @@ public final class ChoreographedCheckout implements AutoCloseable {
     say(
         "services on %s; payment on %s; Kafka at %s; topics %s*",
         postgres, paymentServer, bootstrapServers, prefix);
+    // The topics take seconds to become writable: create them while the databases migrate.
+    FutureTask<Void> topics =
+        new FutureTask<>(
+            () -> {
+              for (String type :
+                  List.of(Events.ORDER, Events.PAYMENT, Events.RESERVATION, Events.SHIPMENT)) {
+                createWritableTopic(kafka, topic(type));
+              }
+              return null;
+            });
+    Thread creator = new Thread(topics, "choreo-topics");
+    creator.setDaemon(true);
+    creator.start();
     DataSource orderDs = database(postgres, OrderService.NAME);
     DataSource paymentDs = database(paymentServer, PaymentService.NAME);
     DataSource inventoryDs = database(postgres, InventoryService.NAME);
@@ -184,9 +200,7 @@ public final class ChoreographedCheckout implements AutoCloseable {
     payments.createSchema();
     inventory.createSchema();
     shipping.createSchema();
-    for (String type : List.of(Events.ORDER, Events.PAYMENT, Events.RESERVATION, Events.SHIPMENT)) {
-      createWritableTopic(kafka, topic(type));
-    }
+    awaitTopics(topics);
     node(OrderService.NAME, orderDs, orders::processor, Events.PAYMENT, Events.SHIPMENT);
     node(PaymentService.NAME, paymentDs, payments::processor, Events.ORDER, Events.RESERVATION);
     node(InventoryService.NAME, inventoryDs, inventory::processor, Events.PAYMENT);
@@ -197,6 +211,21 @@ public final class ChoreographedCheckout implements AutoCloseable {
     }
     trail = t.build();
     say("four services running");
+  }
+
+  private static void awaitTopics(FutureTask<Void> topics) {
+    try {
+      topics.get(2, TimeUnit.MINUTES);
+    } catch (ExecutionException e) {
+      throw e.getCause() instanceof RuntimeException r
+          ? r
+          : new TandemException("creating the topics failed", e.getCause());
+    } catch (TimeoutException e) {
+      throw new TandemException("creating the topics took more than 2 minutes", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new TandemException("interrupted while creating the topics", e);
+    }
   }
 
   private DatabaseServer postgres() {
