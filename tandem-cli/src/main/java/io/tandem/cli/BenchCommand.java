@@ -4,6 +4,8 @@ import io.tandem.bench.ConsumerBenchReport;
 import io.tandem.bench.ConsumerBenchmark;
 import io.tandem.bench.RelayBenchReport;
 import io.tandem.bench.RelayBenchmark;
+import io.tandem.bench.SagaBenchReport;
+import io.tandem.bench.SagaBenchmark;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -14,7 +16,7 @@ import picocli.CommandLine.Option;
     name = "bench",
     mixinStandardHelpOptions = true,
     description = "Benchmarks (see BENCHMARKS.md).",
-    subcommands = {BenchCommand.Relay.class, BenchCommand.Consumer.class})
+    subcommands = {BenchCommand.Relay.class, BenchCommand.Consumer.class, BenchCommand.Saga.class})
 final class BenchCommand implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
@@ -108,6 +110,67 @@ final class BenchCommand implements Runnable {
       ConsumerBenchReport report =
           new ConsumerBenchmark(
                   events, Relay.blank(jdbcUrl), Relay.blank(kafkaBootstrap), System.err)
+              .run();
+      System.out.print(json ? report.toJson() + System.lineSeparator() : report.toTable());
+      return 0;
+    }
+  }
+
+  @Command(
+      name = "saga",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Completed checkouts per second for the 4-step checkout saga on Kafka (orchestrator and",
+        "four participants, each with its own database on the same server), against the bound",
+        "the database's commit rate sets: small-transaction commits/s measured in the same run",
+        "divided by the local commits one saga needs.",
+        "Uses --jdbc-url (or TANDEM_JDBC_URL) when given, else an embedded PostgreSQL with fsync"
+            + " on."
+      })
+  static final class Saga implements Callable<Integer> {
+    @Option(
+        names = "--sagas",
+        defaultValue = "2000",
+        description = "Sagas in the measured run (default: ${DEFAULT-VALUE}).")
+    int sagas;
+
+    @Option(
+        names = "--in-flight",
+        defaultValue = "50",
+        description = "Most sagas running at once (default: ${DEFAULT-VALUE}).")
+    int inFlight;
+
+    @Option(
+        names = "--lanes",
+        defaultValue = "4",
+        description = "Worker lanes of each consumer (default: ${DEFAULT-VALUE}).")
+    int lanes;
+
+    @Option(names = "--json", description = "Print one JSON object.")
+    boolean json;
+
+    @Option(
+        names = "--jdbc-url",
+        defaultValue = "${env:TANDEM_JDBC_URL}",
+        description = "PostgreSQL server (the benchmark creates and drops its own databases).")
+    String jdbcUrl;
+
+    @Option(
+        names = "--kafka-bootstrap",
+        defaultValue = "${env:TANDEM_KAFKA_BOOTSTRAP}",
+        description = "Kafka (default: an embedded broker in a child process).")
+    String kafkaBootstrap;
+
+    @Override
+    public Integer call() throws Exception {
+      SagaBenchReport report =
+          new SagaBenchmark(
+                  sagas,
+                  inFlight,
+                  lanes,
+                  Relay.blank(jdbcUrl),
+                  Relay.blank(kafkaBootstrap),
+                  System.err)
               .run();
       System.out.print(json ? report.toJson() + System.lineSeparator() : report.toTable());
       return 0;

@@ -1,0 +1,464 @@
+package io.tandem.bench;
+
+import io.tandem.bench.SagaBenchSystem.Checkout;
+import io.tandem.jdbc.Transactions;
+import io.tandem.testkit.KafkaBrokerProcess;
+import io.tandem.testkit.PostgresServer;
+import java.io.PrintStream;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The saga benchmark: completed checkouts per second for the 4-step checkout saga (create-order and
+ * authorize-payment compensatable, reserve-inventory the pivot, request-shipping retriable, all
+ * succeeding) on Kafka and PostgreSQL, against the bound the database's commit rate sets.
+ *
+ * <ol>
+ *   <li>The orchestrator and the four participants run as {@link SagaBenchSystem} describes: five
+ *       databases on one server, five relays, five consumer runners, one broker.
+ *   <li>A warm-up of {@value #WARM_UP_SAGAS} sagas (fewer when fewer are asked for).
+ *   <li>Commit rate before: {@code 5 × lanes} writers, spread over the same five databases, commit
+ *       small transactions (insert a row, update one of 1,000 counter rows) for {@value
+ *       #WINDOW_SECONDS} s.
+ *   <li>The measured run: N sagas started by {@value #STARTERS} threads with at most {@code
+ *       inFlight} running at once (a new one starts when one completes); timed from the first start
+ *       to the last completion as the orchestrator recorded them ({@code started_at}, {@code
+ *       ended_at}).
+ *   <li>Commit rate after, the same way; then the same writers with a {@code pg_notify} in each
+ *       transaction, as every outbox insert has (a diagnostic figure).
+ * </ol>
+ *
+ * <p>A <em>local commit</em> is one committed writing transaction on one of the five databases. One
+ * saga needs: its start (saga row, step log, first command in the outbox), four reply transactions
+ * in the orchestrator's inbox (each one records the reply and, but for the last, sends the next
+ * command), four command transactions in the participants' inboxes (business row, participation
+ * record, reply in the outbox), and its share of the relays' marking transactions (one per
+ * published batch; eight messages per saga). The benchmark counts all three kinds during the
+ * measured run; {@code bound = commits/s ÷ commits per saga} and {@code ratio = sagas/s ÷ bound}.
+ *
+ * <p>With the embedded server the benchmark also reports the CPU time its processes (this JVM, the
+ * broker, the PostgreSQL server) spent per saga and per writer commit: where the machine's CPU is
+ * the limit, the ratio is about {@code commits per saga × CPU per commit ÷ CPU per saga}. After the
+ * run it checks that every participant applied every saga exactly once.
+ *
+ * <p>PostgreSQL is the given server or an embedded one with fsync on; Kafka is the given cluster or
+ * an embedded broker in a child process.
+ */
+public final class SagaBenchmark {
+  public static final int DEFAULT_SAGAS = 2_000;
+  public static final int DEFAULT_IN_FLIGHT = 50;
+  public static final int DEFAULT_LANES = 4;
+
+  static final int STARTERS = 4;
+  static final int WARM_UP_SAGAS = 500;
+  static final int WINDOW_SECONDS = 5;
+  private static final int COUNTERS = 1_000;
+  private static final Duration STALL_TIMEOUT = Duration.ofSeconds(120);
+
+  private final int sagas;
+  private final int inFlight;
+  private final int lanes;
+  private final String jdbcUrl;
+  private final String kafkaBootstrap;
+  private final PrintStream progress;
+  private final String run = Long.toString(System.currentTimeMillis(), 36);
+  private final AtomicLong orderSeq = new AtomicLong();
+
+  /**
+   * @param sagas sagas in the measured run, 100 to 1,000,000
+   * @param inFlight most sagas running at once, 1 to 10,000
+   * @param lanes worker lanes of each consumer runner, 1 to 64
+   * @param jdbcUrl a PostgreSQL server, or null for an embedded one with fsync on
+   * @param kafkaBootstrap a Kafka cluster, or null for an embedded broker in a child process
+   * @param progress where progress lines go; null for none
+   */
+  public SagaBenchmark(
+      int sagas,
+      int inFlight,
+      int lanes,
+      String jdbcUrl,
+      String kafkaBootstrap,
+      PrintStream progress) {
+    if (sagas < 100 || sagas > 1_000_000) {
+      throw new IllegalArgumentException("sagas must be between 100 and 1000000, was " + sagas);
+    }
+    if (inFlight < 1 || inFlight > 10_000) {
+      throw new IllegalArgumentException("inFlight must be between 1 and 10000, was " + inFlight);
+    }
+    if (lanes < 1 || lanes > 64) {
+      throw new IllegalArgumentException("lanes must be between 1 and 64, was " + lanes);
+    }
+    this.sagas = sagas;
+    this.inFlight = inFlight;
+    this.lanes = lanes;
+    this.jdbcUrl = jdbcUrl;
+    this.kafkaBootstrap = kafkaBootstrap;
+    this.progress = progress;
+  }
+
+  public SagaBenchReport run() throws Exception {
+    try (PostgresServer postgres =
+            jdbcUrl == null
+                ? PostgresServer.embedded().durable(true).start()
+                : PostgresServer.external(jdbcUrl);
+        KafkaBrokerProcess kafkaProcess =
+            kafkaBootstrap == null ? KafkaBrokerProcess.start() : null) {
+      String bootstrap = kafkaProcess != null ? kafkaProcess.bootstrapServers() : kafkaBootstrap;
+      String database = postgres.isEmbedded() ? "embedded PostgreSQL (fsync on)" : jdbcUrl;
+      say("PostgreSQL: %s; Kafka: %s", database, bootstrap);
+      int writers = SagaBenchSystem.PARTICIPANTS.size() * lanes + lanes;
+      try (SagaBenchSystem system =
+          SagaBenchSystem.start(
+              postgres, bootstrap, "tandem.bench-" + run + ".", lanes, STARTERS, writers / 5 + 1)) {
+        for (BenchDatabase db : system.databases) {
+          db.execute(
+              "CREATE TABLE bench_commit (id bigserial PRIMARY KEY, writer integer NOT NULL,"
+                  + " n bigint NOT NULL, payload text NOT NULL)");
+          db.execute("CREATE TABLE bench_counter (id integer PRIMARY KEY, n bigint NOT NULL)");
+          db.execute(
+              "INSERT INTO bench_counter SELECT g, 0 FROM generate_series(0, "
+                  + (COUNTERS - 1)
+                  + ") g");
+        }
+
+        // CPU time is counted for the whole pipeline only when the server is this run's own.
+        SagaCpuMeter cpu = new SagaCpuMeter(postgres.isEmbedded() ? system.postmasterPid() : null);
+        int warmUp = Math.min(sagas, WARM_UP_SAGAS);
+        say("warming up (%d sagas, 1 s of writers)", warmUp);
+        drive(system, warmUp);
+        commitRate(system, cpu, writers, Duration.ofSeconds(1), false);
+
+        Rate before = commitRate(system, cpu, writers, Duration.ofSeconds(WINDOW_SECONDS), false);
+        say(
+            "%d writers before the run: %.0f commits/s, %.3f ms CPU per commit",
+            writers, before.perSec, before.cpuMillisPerCommit());
+
+        long marks0 = system.relayMarks();
+        long consumed0 = system.consumerTransactions();
+        long xid0 = system.nextServerXid();
+        SagaCpuMeter.Sample cpu0 = cpu.sample();
+        Measured m = drive(system, sagas);
+        SagaCpuMeter.Sample sagaCpu = cpu.sample().minus(cpu0);
+        awaitDrained(system);
+        long xid1 = system.nextServerXid();
+        long marks = system.relayMarks() - marks0;
+        long consumed = system.consumerTransactions() - consumed0;
+        double commitsPerSaga = (double) (sagas + consumed + marks) / sagas;
+        say(
+            "%d sagas in %.2f s: %.1f sagas/s, p50 %.1f ms, p99 %.1f ms; per saga %.2f commits"
+                + " (1 start, %.2f consumer, %.2f relay marks)",
+            sagas,
+            m.seconds,
+            sagas / m.seconds,
+            m.p50,
+            m.p99,
+            commitsPerSaga,
+            (double) consumed / sagas,
+            (double) marks / sagas);
+        say(
+            "CPU per saga: %.2f ms (this JVM %.2f, Kafka broker %.2f, PostgreSQL %.2f); %.2f cores"
+                + " in use",
+            sagaCpu.total() / 1e6 / sagas,
+            sagaCpu.jvm() / 1e6 / sagas,
+            sagaCpu.children() / 1e6 / sagas,
+            sagaCpu.postgres() / 1e6 / sagas,
+            sagaCpu.total() / 1e9 / m.seconds);
+
+        Rate after = commitRate(system, cpu, writers, Duration.ofSeconds(WINDOW_SECONDS), false);
+        say(
+            "%d writers after the run: %.0f commits/s, %.3f ms CPU per commit",
+            writers, after.perSec, after.cpuMillisPerCommit());
+        Rate notifying = commitRate(system, cpu, writers, Duration.ofSeconds(3), true);
+        say(
+            "%d writers with pg_notify in each transaction: %.0f commits/s",
+            writers, notifying.perSec);
+        if (system.deadLettered() > 0) {
+          throw new IllegalStateException(
+              system.deadLettered() + " saga messages were dead-lettered: the run is invalid");
+        }
+        system.verify(warmUp + sagas);
+        // The xid counter and the CPU time are the whole server's: meaningful only on a server the
+        // run owns.
+        boolean own = postgres.isEmbedded();
+        return new SagaBenchReport(
+            sagas,
+            sagas / m.seconds,
+            m.p50,
+            m.p99,
+            commitsPerSaga,
+            before.perSec,
+            after.perSec,
+            writers,
+            notifying.perSec,
+            (double) marks / sagas,
+            own ? (double) (xid1 - xid0) / sagas : null,
+            own ? sagaCpu.total() / 1e6 / sagas : null,
+            own ? (before.cpuMillisPerCommit() + after.cpuMillisPerCommit()) / 2 : null,
+            own ? sagaCpu.total() / 1e9 / m.seconds : null,
+            inFlight,
+            lanes,
+            database);
+      }
+    }
+  }
+
+  private record Measured(double seconds, double p50, double p99) {}
+
+  /**
+   * Runs {@code count} sagas, at most {@code inFlight} at once, and waits until all completed.
+   *
+   * @return the span from the first start to the last completion, and the durations' percentiles
+   */
+  private Measured drive(SagaBenchSystem system, int count) throws Exception {
+    // started_at is stored in microseconds; every saga of this run starts after this instant.
+    Instant from = Instant.now().minusMillis(1);
+    Semaphore permits = new Semaphore(inFlight);
+    AtomicInteger started = new AtomicInteger();
+    AtomicBoolean stop = new AtomicBoolean();
+    ExecutorService starters = Executors.newFixedThreadPool(STARTERS);
+    List<Future<?>> futures = new ArrayList<>();
+    for (int t = 0; t < STARTERS; t++) {
+      futures.add(
+          starters.submit(
+              () -> {
+                while (!stop.get()) {
+                  permits.acquire();
+                  if (started.getAndIncrement() >= count) {
+                    return null;
+                  }
+                  system.orchestrator.start(SagaBenchSystem.SAGA_TYPE, checkout());
+                }
+                return null;
+              }));
+    }
+    try {
+      long released = 0;
+      long lastProgress = System.nanoTime();
+      long lastDone = -1;
+      while (true) {
+        long[] counts = completed(system, from);
+        long done = counts[0];
+        if (counts[1] > 0) {
+          throw new IllegalStateException(
+              counts[1]
+                  + " sagas ended up compensating, compensated or stuck: every step should"
+                  + " succeed in this benchmark");
+        }
+        if (done > released) {
+          permits.release((int) (done - released));
+          released = done;
+        }
+        if (done >= count) {
+          break;
+        }
+        for (Future<?> f : futures) {
+          if (f.isDone()) {
+            f.get(); // a starter that failed
+          }
+        }
+        if (done != lastDone) {
+          lastDone = done;
+          lastProgress = System.nanoTime();
+        } else if (System.nanoTime() - lastProgress > STALL_TIMEOUT.toNanos()) {
+          throw new IllegalStateException(
+              "no saga completed for "
+                  + STALL_TIMEOUT
+                  + " ("
+                  + done
+                  + " of "
+                  + count
+                  + " completed)");
+        }
+        TimeUnit.MILLISECONDS.sleep(20); // the watcher's sampling interval
+      }
+    } finally {
+      stop.set(true);
+      permits.release(count + STARTERS);
+      starters.shutdown();
+      if (!starters.awaitTermination(30, TimeUnit.SECONDS)) {
+        starters.shutdownNow();
+      }
+    }
+    return span(system, from);
+  }
+
+  private Checkout checkout() {
+    long n = orderSeq.incrementAndGet();
+    ThreadLocalRandom random = ThreadLocalRandom.current();
+    return new Checkout(
+        "order-" + run + "-" + n,
+        "customer-" + (n % 997),
+        "sku-" + random.nextInt(SagaBenchSystem.SKUS),
+        1 + random.nextInt(3),
+        100 + random.nextInt(100_000));
+  }
+
+  /**
+   * COMPLETED sagas started since {@code from}, and sagas that left the happy path (both through
+   * the orchestrator's listing index, so that watching costs the database little).
+   */
+  private static long[] completed(SagaBenchSystem system, Instant from) throws SQLException {
+    try (Connection c = system.orchestratorDb.pool.getConnection();
+        PreparedStatement ps =
+            c.prepareStatement(
+                "SELECT (SELECT count(*) FROM tandem_saga WHERE saga_type = ?"
+                    + " AND status = 'COMPLETED' AND started_at >= ?),"
+                    + " (SELECT count(*) FROM tandem_saga WHERE saga_type = ?"
+                    + " AND status IN ('COMPENSATING', 'COMPENSATED', 'STUCK'))")) {
+      ps.setString(1, SagaBenchSystem.SAGA_TYPE);
+      ps.setTimestamp(2, Timestamp.from(from));
+      ps.setString(3, SagaBenchSystem.SAGA_TYPE);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return new long[] {rs.getLong(1), rs.getLong(2)};
+      }
+    }
+  }
+
+  private static Measured span(SagaBenchSystem system, Instant from) throws SQLException {
+    List<Double> millis = new ArrayList<>();
+    double seconds;
+    try (Connection c = system.orchestratorDb.pool.getConnection()) {
+      try (PreparedStatement ps =
+          c.prepareStatement(
+              "SELECT EXTRACT(EPOCH FROM (ended_at - started_at)) * 1000 FROM tandem_saga"
+                  + " WHERE saga_type = ? AND started_at >= ? AND status = 'COMPLETED'")) {
+        ps.setString(1, SagaBenchSystem.SAGA_TYPE);
+        ps.setTimestamp(2, Timestamp.from(from));
+        try (ResultSet rs = ps.executeQuery()) {
+          while (rs.next()) {
+            millis.add(rs.getDouble(1));
+          }
+        }
+      }
+      try (PreparedStatement ps =
+          c.prepareStatement(
+              "SELECT EXTRACT(EPOCH FROM (max(ended_at) - min(started_at))) FROM tandem_saga"
+                  + " WHERE saga_type = ? AND started_at >= ?")) {
+        ps.setString(1, SagaBenchSystem.SAGA_TYPE);
+        ps.setTimestamp(2, Timestamp.from(from));
+        try (ResultSet rs = ps.executeQuery()) {
+          rs.next();
+          seconds = rs.getDouble(1);
+        }
+      }
+    }
+    Percentiles p = new Percentiles(millis);
+    return new Measured(seconds, p.at(0.50), p.at(0.99));
+  }
+
+  /**
+   * {@code writers} threads, writer w on database w mod 5, each committing small transactions
+   * (insert a row, update a random counter row, and with {@code notify} a {@code pg_notify} on a
+   * channel nobody listens to) for {@code window}.
+   *
+   * @return commits per second of all writers together, and the CPU time they cost
+   */
+  private Rate commitRate(
+      SagaBenchSystem system, SagaCpuMeter cpu, int writers, Duration window, boolean notify)
+      throws Exception {
+    String payload =
+        "{\"orderId\":\"order-"
+            + run
+            + "\",\"customer\":\"customer-1\",\"sku\":\"sku-1\",\"quantity\":1,"
+            + "\"amountCents\":1999}";
+    AtomicLong commits = new AtomicLong();
+    ExecutorService pool = Executors.newFixedThreadPool(writers);
+    SagaCpuMeter.Sample cpu0 = cpu.sample();
+    long start = System.nanoTime();
+    long end = start + window.toNanos();
+    List<Future<?>> futures = new ArrayList<>();
+    for (int w = 0; w < writers; w++) {
+      int writer = w;
+      BenchDatabase db = system.databases.get(w % system.databases.size());
+      futures.add(
+          pool.submit(
+              () -> {
+                ThreadLocalRandom random = ThreadLocalRandom.current();
+                for (long n = 0; System.nanoTime() < end; n++) {
+                  long seq = n;
+                  Transactions.inTransaction(
+                      db.pool,
+                      c -> {
+                        try (PreparedStatement ps =
+                            c.prepareStatement(
+                                "INSERT INTO bench_commit (writer, n, payload) VALUES (?, ?, ?)")) {
+                          ps.setInt(1, writer);
+                          ps.setLong(2, seq);
+                          ps.setString(3, payload);
+                          ps.executeUpdate();
+                        }
+                        try (PreparedStatement ps =
+                            c.prepareStatement("UPDATE bench_counter SET n = n + 1 WHERE id = ?")) {
+                          ps.setInt(1, random.nextInt(COUNTERS));
+                          ps.executeUpdate();
+                        }
+                        if (notify) {
+                          try (PreparedStatement ps =
+                              c.prepareStatement("SELECT pg_notify('bench_commit', '')")) {
+                            ps.execute();
+                          }
+                        }
+                        return null;
+                      });
+                  commits.incrementAndGet();
+                }
+                return null;
+              }));
+    }
+    try {
+      for (Future<?> f : futures) {
+        f.get();
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    double seconds = (System.nanoTime() - start) / 1e9;
+    return new Rate(commits.get() / seconds, commits.get(), seconds, cpu.sample().minus(cpu0));
+  }
+
+  /** A commit measurement: commits/s, commits, seconds, and the CPU time used meanwhile. */
+  private record Rate(double perSec, long commits, double seconds, SagaCpuMeter.Sample cpu) {
+    double cpuMillisPerCommit() {
+      return cpu.total() / 1e6 / commits;
+    }
+  }
+
+  /**
+   * Waits until the relays marked the last replies published (a relay counts a batch's marking
+   * transaction before it runs it, and the rows are pending until it committed).
+   */
+  private static void awaitDrained(SagaBenchSystem system) throws Exception {
+    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    while (system.pending() > 0) {
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException("the relays did not drain their outboxes within 30 s");
+      }
+      TimeUnit.MILLISECONDS.sleep(20); // polling interval, not a wait for an outcome
+    }
+  }
+
+  private void say(String format, Object... args) {
+    if (progress != null) {
+      progress.println("[bench] " + String.format(Locale.ROOT, format, args));
+      progress.flush();
+    }
+  }
+}
