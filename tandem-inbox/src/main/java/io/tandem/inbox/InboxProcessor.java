@@ -25,6 +25,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import java.util.regex.Pattern;
@@ -68,9 +69,10 @@ import org.slf4j.LoggerFactory;
  * a handler still failing after {@code maxAttempts}, a message that is not a valid Tandem event and
  * (by policy) an unsupported type or schema version go to {@code tandem_dead_letter} with the raw
  * message, the reason and the attempts — then the message is acknowledged and the stream flows on.
- * With ordering on, later events of a dead-lettered aggregate park until an operator {@link #replay
- * replays} or {@link #discard discards} it; {@link #gaps} says so. A database that cannot be
- * reached is waited for (with backoff) without using up attempts.
+ * Deadlocks and serialization failures are retried without using up attempts. With ordering on,
+ * later events of a dead-lettered aggregate park until an operator {@link #replay replays} or
+ * {@link #discard discards} it; {@link #gaps} says so. A database that cannot be reached is waited
+ * for (with backoff) without using up attempts.
  *
  * <p>Defaults: ordering on, unknown event types {@link UnsupportedEventPolicy#SKIP}, newer schema
  * versions {@link UnsupportedEventPolicy#DEAD_LETTER}, {@link #DEFAULT_RETRY_POLICY}, gap alert
@@ -91,6 +93,7 @@ public final class InboxProcessor {
   private static final Logger LOG = LoggerFactory.getLogger(InboxProcessor.class);
   private static final Pattern CONSUMER_NAME = Pattern.compile("[A-Za-z0-9._:-]{1,200}");
   private static final Duration MAX_UNAVAILABLE_WAIT = Duration.ofSeconds(5);
+  private static final int MAX_CONFLICT_RETRIES = 20;
 
   /** A message with its event decoded (or the reason it could not be). */
   record Decoded(InboundMessage message, Event event, RuntimeException invalid) {
@@ -201,13 +204,24 @@ public final class InboxProcessor {
     Event event = d.event();
     int attempts = 0;
     int unavailable = 0;
+    int conflicts = 0;
     while (true) {
       Outcome outcome;
       try {
-        outcome = Transactions.inTransaction(dataSource, conn -> applyIn(conn, event, m.origin()));
+        outcome = tx(conn -> applyIn(conn, event, m.origin()));
       } catch (Refused refused) {
         return deadLetter(m, event, refused.reason, refused.getMessage(), attempts + 1, stopping);
       } catch (SQLException | RuntimeException failure) {
+        if (Failures.transientConflict(failure) && conflicts < MAX_CONFLICT_RETRIES) {
+          conflicts++; // a deadlock or serialization failure says nothing about the message
+          LOG.debug("consumer {}: transaction conflict on {}; again", consumer, event.eventId());
+          if (!pause(
+              Duration.ofMillis(ThreadLocalRandom.current().nextLong(5, 50L * conflicts)),
+              stopping)) {
+            return Outcome.ABANDONED;
+          }
+          continue;
+        }
         if (Failures.databaseUnavailable(failure)) {
           unavailable++;
           LOG.warn(
@@ -326,8 +340,7 @@ public final class InboxProcessor {
       Optional<ParkedEvent> next;
       try {
         next =
-            Transactions.inTransaction(
-                dataSource,
+            tx(
                 conn -> {
                   long last = store.lockPosition(conn, consumer, type, id, 0);
                   store.deleteParked(conn, consumer, type, id, last);
@@ -359,8 +372,7 @@ public final class InboxProcessor {
     int failures = 0;
     while (true) {
       try {
-        Transactions.inTransaction(
-            dataSource,
+        tx(
             conn -> {
               if (m instanceof ParkedMessage parked) {
                 store.deleteParked(
@@ -576,9 +588,13 @@ public final class InboxProcessor {
     return overdue;
   }
 
+  private <T> T tx(io.tandem.jdbc.TransactionWork<T, SQLException> work) throws SQLException {
+    return Transactions.inTransaction(dataSource, dialect.consumerIsolation(), work);
+  }
+
   private <T> T read(io.tandem.jdbc.TransactionWork<T, SQLException> work) {
     try {
-      return Transactions.inTransaction(dataSource, work);
+      return tx(work);
     } catch (SQLException e) {
       throw new JdbcException("consumer " + consumer + ": reading the consumer tables failed", e);
     }

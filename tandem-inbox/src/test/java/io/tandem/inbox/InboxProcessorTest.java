@@ -316,6 +316,32 @@ abstract class InboxProcessorTest {
   }
 
   @Test
+  void deadlocksAreRetriedWithoutUsingUpAttempts() throws SQLException {
+    AtomicInteger calls = new AtomicInteger();
+    InboxProcessor p =
+        InboxProcessor.builder()
+            .dataSource(db.dataSource)
+            .consumer(consumer)
+            .retryPolicy(RetryPolicy.builder().base(Duration.ofMillis(1)).maxAttempts(2).build())
+            .on(
+                "OrderPlaced",
+                (c, e) -> {
+                  if (calls.incrementAndGet() <= 5) {
+                    throw new java.sql.SQLTransactionRollbackException(
+                        "Deadlock found", "40001", 1213);
+                  }
+                  invoice(c, e);
+                })
+            .build();
+
+    assertThat(p.process(TestMessage.of(event("o-1", 1)))).isEqualTo(Outcome.APPLIED);
+
+    assertThat(calls.get()).isEqualTo(6);
+    assertThat(p.failedAttempts()).isZero();
+    assertThat(invoices()).containsExactly("o-1#1");
+  }
+
+  @Test
   void theMessageIsAcknowledgedOnlyAfterTheCommit() throws SQLException {
     InboxProcessor p =
         processor()

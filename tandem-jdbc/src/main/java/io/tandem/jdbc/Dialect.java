@@ -68,6 +68,16 @@ public interface Dialect {
   }
 
   /**
+   * The isolation level of a consumer's transactions (inbox, ordering guard, the handler's work),
+   * or empty to keep the connection's. READ COMMITTED everywhere: PostgreSQL's default, and on
+   * MariaDB it spares the consumer's parallel lanes the gap locks (and deadlocks) that REPEATABLE
+   * READ takes around absent position rows.
+   */
+  default OptionalInt consumerIsolation() {
+    return relayIsolation();
+  }
+
+  /**
    * A statement run first in the transaction that marks a batch published, relaxing its commit
    * durability where the database allows it per transaction; empty when it does not. A mark lost in
    * a database crash only makes the relay publish those events again (at least once), so the relay

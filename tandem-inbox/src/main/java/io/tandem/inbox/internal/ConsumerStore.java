@@ -48,10 +48,8 @@ public final class ConsumerStore {
    */
   public long lockPosition(Connection c, String consumer, String type, String id, long initial)
       throws SQLException {
-    OptionalLong last = selectPosition(c, consumer, type, id);
-    if (last.isPresent()) {
-      return last.getAsLong();
-    }
+    // Create first (a no-op when it exists), then lock by primary key: a locking read of an
+    // absent row would take a gap lock on MariaDB, where lanes creating neighbours deadlock.
     try (PreparedStatement ps = c.prepareStatement(dialect.positionCreate())) {
       ps.setString(1, consumer);
       ps.setString(2, type);

@@ -37,6 +37,31 @@ public final class Failures {
     return false;
   }
 
+  /**
+   * Whether {@code failure} (or a cause) is the database resolving a conflict between concurrent
+   * transactions — a deadlock or a serialization failure (SQLState class 40, MariaDB error 1213,
+   * lock wait timeout 1205): nothing is wrong with the message, the transaction just runs again.
+   */
+  public static boolean transientConflict(Throwable failure) {
+    for (Throwable t = failure; t != null; t = t.getCause()) {
+      if (t instanceof java.sql.SQLTransactionRollbackException) {
+        return true;
+      }
+      if (t instanceof SQLException sql) {
+        String state = sql.getSQLState();
+        if ((state != null && state.startsWith("40"))
+            || sql.getErrorCode() == 1213
+            || sql.getErrorCode() == 1205) {
+          return true;
+        }
+      }
+      if (t.getCause() == t) {
+        break;
+      }
+    }
+    return false;
+  }
+
   /** A one-line description of a failure for a dead letter or a log line. */
   public static String describe(Throwable failure) {
     StringBuilder s = new StringBuilder();
