@@ -3,6 +3,7 @@ package io.tandem.cli;
 import io.tandem.examples.checkout.CheckoutDemo;
 import io.tandem.examples.checkout.CheckoutDemoSettings;
 import io.tandem.examples.checkout.CheckoutReport;
+import io.tandem.examples.checkout.ChoreographyDemo;
 import io.tandem.examples.outbox.DemoReport;
 import io.tandem.examples.outbox.DemoSettings;
 import io.tandem.examples.outbox.OutboxDemo;
@@ -22,15 +23,16 @@ import picocli.CommandLine.Option;
     mixinStandardHelpOptions = true,
     sortOptions = false,
     description = {
-      "Scenario checkout (default): N checkouts run as sagas across an order, a payment, an",
-      "inventory and a shipping service, each with its own database, orchestrated over Kafka,",
-      "with a mix of declined cards, sold-out products and transient carrier failures; the",
-      "invariants (every saga ended, money and stock conserved, no lost or doubled effect)",
-      "are read back from the databases.",
-      "Scenario outbox: an order service confirms N orders (business row + outbox row in one",
-      "transaction), relays publish them to Kafka, a billing service applies them through its",
-      "inbox; a relay is killed after the broker's ack and before marking.",
-      "Exit status 0 only when the invariants hold."
+      "Scenario checkout (default): N checkouts run as sagas across an order, a",
+      "payment, an inventory and a shipping service, each with its own database,",
+      "connected only through Kafka; a mix of declined cards, sold-out products and",
+      "transient carrier failures. The invariants (every saga ended, money and stock",
+      "conserved, no lost or doubled effect) are read back from the databases.",
+      "Scenario outbox: an order service confirms N orders (business row + outbox",
+      "row in one transaction), relays publish them to Kafka, a billing service",
+      "applies them through its inbox; a relay is killed after the broker's ack.",
+      "Exit status 0 only when the invariants hold.",
+      ""
     })
 final class DemoCommand implements Callable<Integer> {
   enum Scenario {
@@ -70,7 +72,11 @@ final class DemoCommand implements Callable<Integer> {
   @Option(
       names = "--mode",
       defaultValue = "orchestration",
-      description = "Checkout saga style: orchestration (default) or choreography.")
+      description =
+          "Checkout saga style: orchestration (default: an orchestrator sends commands) or"
+              + " choreography (the services react to each other's events; --in-flight does not"
+              + " apply, --shipping-failure-rate is the share of orders whose carrier fails once"
+              + " or twice).")
   Mode mode;
 
   @Option(
@@ -199,11 +205,6 @@ final class DemoCommand implements Callable<Integer> {
   }
 
   private int checkout() throws Exception {
-    if (mode == Mode.choreography) {
-      System.err.println(
-          "tandem demo: --mode choreography is not available yet; use --mode orchestration");
-      return 2;
-    }
     CheckoutDemoSettings settings =
         new CheckoutDemoSettings(
             checkouts,
@@ -217,7 +218,10 @@ final class DemoCommand implements Callable<Integer> {
             !noMariaDb,
             timeout != null ? timeout : CheckoutDemoSettings.DEFAULTS.timeout(),
             seed);
-    CheckoutReport report = new CheckoutDemo(settings, System.err, System.console() != null).run();
+    CheckoutReport report =
+        mode == Mode.choreography
+            ? new ChoreographyDemo(settings, System.err).run()
+            : new CheckoutDemo(settings, System.err, System.console() != null).run();
     System.out.print(json ? report.toJson() + System.lineSeparator() : report.toTable());
     return report.invariantsOk() ? 0 : 1;
   }

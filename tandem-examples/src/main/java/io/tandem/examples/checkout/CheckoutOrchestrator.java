@@ -77,6 +77,11 @@ public final class CheckoutOrchestrator implements AutoCloseable {
     return runtime.isRunning();
   }
 
+  /** Whether its reply consumer was given partitions and its relay holds its share. */
+  public boolean isReady() {
+    return runtime.isReady();
+  }
+
   @Override
   public void close() {
     try {

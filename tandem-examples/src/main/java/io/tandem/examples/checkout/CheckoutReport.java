@@ -20,8 +20,9 @@ import java.util.Map;
  * @param plannedDeclined checkouts the mix paid with a declined card
  * @param plannedOutOfStock checkouts the mix sent to the sold-out product
  * @param shippingRetries carrier calls that failed transiently and were retried
- * @param chargedCents money charged
- * @param refundedCents money refunded
+ * @param netChargedCents money the payment service holds: charges minus refunds
+ * @param confirmedCents the total of the confirmed orders (equal to the net charge when money is
+ *     conserved)
  * @param invariantsOk every invariant holds and every checkout ended as its data said
  * @param violations what does not hold (the first few)
  * @param sagasPerSecond ended sagas per second, from the first start to the last end
@@ -29,6 +30,7 @@ import java.util.Map;
  * @param p99Millis 99th percentile saga duration
  * @param elapsedMillis wall time of the whole run, start-up included
  * @param paymentDatabase {@code mariadb} or {@code postgresql}
+ * @param mode {@code orchestration} or {@code choreography}
  */
 public record CheckoutReport(
     long sagas,
@@ -41,15 +43,16 @@ public record CheckoutReport(
     long plannedDeclined,
     long plannedOutOfStock,
     long shippingRetries,
-    long chargedCents,
-    long refundedCents,
+    long netChargedCents,
+    long confirmedCents,
     boolean invariantsOk,
     List<String> violations,
     double sagasPerSecond,
     double p50Millis,
     double p99Millis,
     long elapsedMillis,
-    String paymentDatabase) {
+    String paymentDatabase,
+    String mode) {
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -75,6 +78,7 @@ public record CheckoutReport(
 
   private Map<String, Object> asMap(boolean withViolations) {
     Map<String, Object> m = new LinkedHashMap<>();
+    m.put("mode", mode);
     m.put("sagas", sagas);
     m.put("completed", completed);
     m.put("compensated", compensated);
@@ -85,8 +89,8 @@ public record CheckoutReport(
     m.put("planned_declined", plannedDeclined);
     m.put("planned_out_of_stock", plannedOutOfStock);
     m.put("shipping_retries", shippingRetries);
-    m.put("charged_cents", chargedCents);
-    m.put("refunded_cents", refundedCents);
+    m.put("net_charged_cents", netChargedCents);
+    m.put("confirmed_cents", confirmedCents);
     m.put("invariants_ok", invariantsOk);
     if (withViolations) {
       m.put("violations", violations);

@@ -55,6 +55,8 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  */
 public final class CheckoutSystem implements AutoCloseable {
   private final Deque<AutoCloseable> resources = new ArrayDeque<>();
+  private final List<ServiceRuntime> runtimes = new ArrayList<>();
+  private CheckoutOrchestrator orchestrator;
   private final KafkaTopology topology;
   private final boolean paymentOnMariaDb;
   private HikariDataSource orchestratorDb;
@@ -104,7 +106,7 @@ public final class CheckoutSystem implements AutoCloseable {
     Duration postgresPoll = b.pollInterval;
     // MariaDB has no LISTEN/NOTIFY: its relay finds new rows by polling only.
     Duration paymentPoll = paymentOnMariaDb ? b.pollInterval.dividedBy(4) : b.pollInterval;
-    resources.push(
+    runtime(
         ServiceRuntime.start(
             "order",
             "1",
@@ -114,7 +116,7 @@ public final class CheckoutSystem implements AutoCloseable {
             topology,
             postgresPoll,
             b.concurrency));
-    resources.push(
+    runtime(
         ServiceRuntime.start(
             "payment",
             "1",
@@ -124,7 +126,7 @@ public final class CheckoutSystem implements AutoCloseable {
             topology,
             paymentPoll,
             b.concurrency));
-    resources.push(
+    runtime(
         ServiceRuntime.start(
             "inventory",
             "1",
@@ -134,7 +136,7 @@ public final class CheckoutSystem implements AutoCloseable {
             topology,
             postgresPoll,
             b.concurrency));
-    resources.push(
+    runtime(
         ServiceRuntime.start(
             "shipping",
             "1",
@@ -148,10 +150,37 @@ public final class CheckoutSystem implements AutoCloseable {
       CheckoutOrchestrator node =
           CheckoutOrchestrator.start(orchestratorDb, topology, b.stepTimeout, postgresPoll, "1");
       resources.push(node);
+      orchestrator = node;
       sagas = node.sagas();
     } else {
       sagas = CheckoutOrchestrator.engine(orchestratorDb, b.stepTimeout);
     }
+  }
+
+  private void runtime(ServiceRuntime runtime) {
+    resources.push(runtime);
+    runtimes.add(runtime);
+  }
+
+  /**
+   * Waits until every consumer of this JVM was given its partitions and every relay holds its
+   * share, so that the first checkouts do not wait for the consumer groups to form.
+   *
+   * @return false when {@code timeout} passed first
+   */
+  public boolean awaitReady(Duration timeout) throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (System.nanoTime() < deadline) {
+      boolean ready = orchestrator == null || orchestrator.isReady();
+      for (ServiceRuntime r : runtimes) {
+        ready &= r.isReady();
+      }
+      if (ready) {
+        return true;
+      }
+      Thread.sleep(20);
+    }
+    return false;
   }
 
   private IsolatedDatabase database(DatabaseServer server, String prefix) {

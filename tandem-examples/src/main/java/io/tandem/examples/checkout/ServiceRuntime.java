@@ -20,11 +20,17 @@ final class ServiceRuntime implements AutoCloseable {
 
   private final KafkaTransport transport;
   private final OutboxRelay relay;
+  private final KafkaMessageSource source;
   private final ConsumerRunner runner;
 
-  private ServiceRuntime(KafkaTransport transport, OutboxRelay relay, ConsumerRunner runner) {
+  private ServiceRuntime(
+      KafkaTransport transport,
+      OutboxRelay relay,
+      KafkaMessageSource source,
+      ConsumerRunner runner) {
     this.transport = transport;
     this.relay = relay;
+    this.source = source;
     this.runner = runner;
   }
 
@@ -60,20 +66,21 @@ final class ServiceRuntime implements AutoCloseable {
             .publishTimeout(Duration.ofSeconds(2))
             .pollInterval(pollInterval)
             .build();
+    KafkaMessageSource source =
+        KafkaMessageSource.builder()
+            .bootstrapServers(topology.bootstrapServers())
+            .groupId(topology.group(processor.consumer()))
+            .topics(List.of(topology.topic(inboundType)))
+            .pollTimeout(Duration.ofMillis(100))
+            .rebalanceTimeout(Duration.ofSeconds(5))
+            .closeTimeout(Duration.ofSeconds(5))
+            // A member that dies is replaced within seconds, not the default 45 s.
+            .consumerProperty("session.timeout.ms", "6000")
+            .consumerProperty("heartbeat.interval.ms", "1000")
+            .build();
     ConsumerRunner runner =
         ConsumerRunner.builder()
-            .source(
-                KafkaMessageSource.builder()
-                    .bootstrapServers(topology.bootstrapServers())
-                    .groupId(topology.group(processor.consumer()))
-                    .topics(List.of(topology.topic(inboundType)))
-                    .pollTimeout(Duration.ofMillis(100))
-                    .rebalanceTimeout(Duration.ofSeconds(5))
-                    .closeTimeout(Duration.ofSeconds(5))
-                    // A member that dies is replaced within seconds, not the default 45 s.
-                    .consumerProperty("session.timeout.ms", "6000")
-                    .consumerProperty("heartbeat.interval.ms", "1000")
-                    .build())
+            .source(source)
             .processor(processor)
             .concurrency(concurrency)
             .closeTimeout(Duration.ofSeconds(5))
@@ -87,11 +94,16 @@ final class ServiceRuntime implements AutoCloseable {
       transport.close();
       throw e;
     }
-    return new ServiceRuntime(transport, relay, runner);
+    return new ServiceRuntime(transport, relay, source, runner);
   }
 
   boolean isRunning() {
     return relay.isRunning() && runner.isRunning();
+  }
+
+  /** Whether the consumer was given its partitions and the relay holds its share. */
+  boolean isReady() {
+    return !source.assignment().isEmpty() && !relay.status().ownedPartitions().isEmpty();
   }
 
   InboxProcessor processor() {

@@ -41,8 +41,9 @@ class CheckoutSagaTest {
             .paymentDatabase(paymentServer())
             .kafka(TestInfrastructure.kafka())
             .carrier(carrier)
-            .stepTimeout(Duration.ofSeconds(3))
+            .stepTimeout(Duration.ofSeconds(20)) // no resend on a loaded machine: exact logs
             .start();
+    assertThat(system.awaitReady(WAIT)).isTrue();
   }
 
   /** MariaDB when one answers, else PostgreSQL. */
