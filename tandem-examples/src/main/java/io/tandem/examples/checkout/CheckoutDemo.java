@@ -7,6 +7,7 @@ import io.tandem.testkit.KafkaBrokerProcess;
 import io.tandem.testkit.MariaDbServer;
 import io.tandem.testkit.PostgresServer;
 import java.io.PrintStream;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -104,7 +105,7 @@ public final class CheckoutDemo {
               .paymentDatabase(paymentServer)
               .kafka(kafka)
               .carrier(ShippingService.Carrier.flaky(settings.shippingFailureRate()))
-              .stepTimeout(java.time.Duration.ofSeconds(10))
+              .stepTimeout(Duration.ofSeconds(10))
               .start()) {
         return run(system, start);
       }
@@ -147,7 +148,7 @@ public final class CheckoutDemo {
       system.inventory().addProduct("sku-" + p, 3 * settings.checkouts());
     }
     system.inventory().addProduct(SOLD_OUT, 0);
-    if (!system.awaitReady(java.time.Duration.ofSeconds(60))) {
+    if (!system.awaitReady(Duration.ofSeconds(60))) {
       say("the consumers were not all assigned their partitions within 60 s; going on");
     }
     say(

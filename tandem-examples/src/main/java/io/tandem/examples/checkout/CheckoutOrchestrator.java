@@ -11,10 +11,9 @@ import javax.sql.DataSource;
  *
  * <p>All of its state is in that database: an instance that dies — {@code kill -9} included —
  * leaves nothing behind that another instance cannot carry on. Its commands committed and not yet
- * published are published by the next relay to take the partitions (within {@link
- * ServiceRuntime#RELAY_LEASE}); replies it consumed and did not commit are delivered again to the
- * group's next member; due timers are claimed by any instance. {@link OrchestratorMain} runs one as
- * its own process.
+ * published are published by the next relay to take the partitions (once its 3 s lease has
+ * expired); replies it consumed and did not commit are delivered again to the group's next member;
+ * due timers are claimed by any instance. {@link OrchestratorMain} runs one as its own process.
  */
 public final class CheckoutOrchestrator implements AutoCloseable {
   /** The orchestrator's name: its inbox consumer name and, with the prefix, its group. */
