@@ -142,7 +142,8 @@ public final class SagaOrchestrator implements AutoCloseable {
   public UUID start(String sagaType, Object data) {
     UUID id = UUID.randomUUID();
     try {
-      Transactions.inTransaction(dataSource, conn -> startIn(conn, id, sagaType, data));
+      Transactions.inTransaction(
+          dataSource, dialect.consumerIsolation(), conn -> startIn(conn, id, sagaType, data));
     } catch (SQLException e) {
       throw new JdbcException("starting saga " + sagaType + " failed", e);
     }
@@ -411,7 +412,7 @@ public final class SagaOrchestrator implements AutoCloseable {
     while (!closed) {
       boolean one;
       try {
-        one = Transactions.inTransaction(dataSource, this::wakeOne);
+        one = Transactions.inTransaction(dataSource, dialect.consumerIsolation(), this::wakeOne);
       } catch (SQLException | RuntimeException e) {
         LOG.warn("saga timer: handling a due instance failed; retrying later", e);
         break;
@@ -572,6 +573,7 @@ public final class SagaOrchestrator implements AutoCloseable {
     try {
       Transactions.inTransaction(
           dataSource,
+          dialect.consumerIsolation(),
           conn -> {
             SagaRow row =
                 store
@@ -606,6 +608,7 @@ public final class SagaOrchestrator implements AutoCloseable {
     try {
       return Transactions.inTransaction(
           dataSource,
+          dialect.consumerIsolation(),
           conn -> {
             List<SagaInstance> out = new ArrayList<>();
             for (SagaRow r : store.list(conn, sagaType, status, startedBefore, limit)) {
@@ -623,6 +626,7 @@ public final class SagaOrchestrator implements AutoCloseable {
     try {
       return Transactions.inTransaction(
           dataSource,
+          dialect.consumerIsolation(),
           conn -> {
             Optional<SagaRow> row = store.get(conn, sagaId);
             if (row.isEmpty()) {
