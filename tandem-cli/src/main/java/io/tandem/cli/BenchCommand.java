@@ -120,12 +120,12 @@ final class BenchCommand implements Runnable {
       name = "saga",
       mixinStandardHelpOptions = true,
       description = {
-        "Completed checkouts per second for the 4-step checkout saga on Kafka (orchestrator and",
-        "four participants, each with its own database on the same server), against the bound",
-        "the database's commit rate sets: small-transaction commits/s measured in the same run",
-        "divided by the local commits one saga needs.",
-        "Uses --jdbc-url (or TANDEM_JDBC_URL) when given, else an embedded PostgreSQL with fsync"
-            + " on."
+        "Completed checkouts/s of the 4-step checkout saga on Kafka (orchestrator",
+        "and four participants, each with its own database on the same server)",
+        "against the bound the database's commit rate sets: small-transaction",
+        "commits/s measured in the same run divided by the local commits one saga",
+        "needs. Uses --jdbc-url (or TANDEM_JDBC_URL) when given, else an embedded",
+        "PostgreSQL with fsync on."
       })
   static final class Saga implements Callable<Integer> {
     @Option(
