@@ -172,14 +172,16 @@ public final class SagaBenchmark {
             commitsPerSaga,
             (double) consumed / sagas,
             (double) marks / sagas);
-        say(
-            "CPU per saga: %.2f ms (this JVM %.2f, Kafka broker %.2f, PostgreSQL %.2f); %.2f cores"
-                + " in use",
-            sagaCpu.total() / 1e6 / sagas,
-            sagaCpu.jvm() / 1e6 / sagas,
-            sagaCpu.children() / 1e6 / sagas,
-            sagaCpu.postgres() / 1e6 / sagas,
-            sagaCpu.total() / 1e9 / m.seconds);
+        if (cpu.countsPostgres()) {
+          say(
+              "CPU per saga: %.2f ms (this JVM %.2f, Kafka broker %.2f, PostgreSQL %.2f); %.2f"
+                  + " cores in use",
+              sagaCpu.total() / 1e6 / sagas,
+              sagaCpu.jvm() / 1e6 / sagas,
+              sagaCpu.children() / 1e6 / sagas,
+              sagaCpu.postgres() / 1e6 / sagas,
+              sagaCpu.total() / 1e9 / m.seconds);
+        }
 
         Rate after = commitRate(system, cpu, writers, Duration.ofSeconds(WINDOW_SECONDS), false);
         say(
@@ -431,13 +433,25 @@ public final class SagaBenchmark {
       pool.shutdownNow();
     }
     double seconds = (System.nanoTime() - start) / 1e9;
-    return new Rate(commits.get() / seconds, commits.get(), seconds, cpu.sample().minus(cpu0));
+    return new Rate(
+        commits.get() / seconds,
+        commits.get(),
+        seconds,
+        cpu.sample().minus(cpu0),
+        cpu.countsPostgres());
   }
 
   /** A commit measurement: commits/s, commits, seconds, and the CPU time used meanwhile. */
-  private record Rate(double perSec, long commits, double seconds, SagaCpuMeter.Sample cpu) {
+  private record Rate(
+      double perSec, long commits, double seconds, SagaCpuMeter.Sample cpu, boolean cpuKnown) {
     double cpuMillisPerCommit() {
       return cpu.total() / 1e6 / commits;
+    }
+
+    String cpuNote() {
+      return cpuKnown
+          ? String.format(Locale.ROOT, ", %.3f ms CPU per commit", cpuMillisPerCommit())
+          : "";
     }
   }
 
