@@ -205,10 +205,11 @@ public final class InboxProcessor {
     int attempts = 0;
     int unavailable = 0;
     int conflicts = 0;
+    boolean[] successorParked = new boolean[1];
     while (true) {
       Outcome outcome;
       try {
-        outcome = tx(conn -> applyIn(conn, event, m.origin()));
+        outcome = tx(conn -> applyIn(conn, event, m.origin(), successorParked));
       } catch (Refused refused) {
         return deadLetter(m, event, refused.reason, refused.getMessage(), attempts + 1, stopping);
       } catch (SQLException | RuntimeException failure) {
@@ -255,20 +256,41 @@ public final class InboxProcessor {
       }
       settle(m);
       count(outcome);
-      if (outcome == Outcome.APPLIED && ordered && drain) {
+      if ((outcome == Outcome.APPLIED || outcome == Outcome.SKIPPED)
+          && ordered
+          && drain
+          && successorParked[0]) {
         drainParked(event.aggregateType(), event.aggregateId(), stopping);
       }
       return outcome;
     }
   }
 
-  private Outcome applyIn(Connection conn, Event event, String origin) throws SQLException {
-    if (ordered && store.advanceIfNext(conn, consumer, event)) {
-      // The common case in one statement: the position was one below and is now locked here.
-      if (!store.recordProcessed(conn, consumer, event)) {
-        throw new AlreadyProcessed(); // the same id under another version: roll the move back
+  /**
+   * One attempt's transaction. {@code successorParked[0]} tells the caller whether the next version
+   * of the aggregate waits in the parking (read under the position's lock, so it cannot be parked
+   * by anyone else before this commits): only then is a drain worth its transactions.
+   */
+  private Outcome applyIn(Connection conn, Event event, String origin, boolean[] successorParked)
+      throws SQLException {
+    successorParked[0] = false;
+    if (ordered) {
+      // The common case: the position was one below; it moves (and stays locked) with the record.
+      switch (store.advanceAndRecord(conn, consumer, event)) {
+        case RECORDED -> {
+          Outcome outcome = runHandler(conn, event);
+          successorParked[0] =
+              dialect.positionAdvanceAndRecord().isEmpty() && successorParked(conn, event);
+          return outcome;
+        }
+        case RECORDED_SUCCESSOR_PARKED -> {
+          Outcome outcome = runHandler(conn, event);
+          successorParked[0] = true;
+          return outcome;
+        }
+        case ALREADY_PROCESSED -> throw new AlreadyProcessed(); // same id, other version: undo
+        case NOT_NEXT -> {} // decided below on the locked position
       }
-      return runHandler(conn, event);
     }
     if (ordered) {
       long initial = startAtFirstSeen ? event.aggregateVersion() - 1 : 0;
@@ -288,8 +310,20 @@ public final class InboxProcessor {
     Outcome outcome = runHandler(conn, event);
     if (ordered) {
       store.updatePosition(conn, consumer, event);
+      successorParked[0] = successorParked(conn, event);
     }
     return outcome;
+  }
+
+  private boolean successorParked(Connection conn, Event event) throws SQLException {
+    return store
+        .findParked(
+            conn,
+            consumer,
+            event.aggregateType(),
+            event.aggregateId(),
+            event.aggregateVersion() + 1)
+        .isPresent();
   }
 
   private Outcome runHandler(Connection conn, Event event) {

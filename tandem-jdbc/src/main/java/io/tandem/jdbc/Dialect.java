@@ -260,6 +260,18 @@ public interface Dialect {
     return PortableSql.POSITION_ADVANCE;
   }
 
+  /**
+   * {@link #positionAdvance()} and {@link #inboxInsert()} in one statement, where the database can
+   * (one round trip for the common in-order case); empty otherwise. Parameters: new last_version,
+   * consumer, aggregate_type, aggregate_id, expected last_version, then the inbox insert's
+   * parameters, then consumer, aggregate_type, aggregate_id and the next version for the parking.
+   * Columns: advanced (0 or 1), recorded (0 or 1), successor_parked (whether the next version waits
+   * in {@code tandem_inbox_parked}).
+   */
+  default Optional<String> positionAdvanceAndRecord() {
+    return Optional.empty();
+  }
+
   /** Moves a position forward. Parameters: last_version, consumer, aggregate_type, aggregate_id. */
   String positionUpdate();
 

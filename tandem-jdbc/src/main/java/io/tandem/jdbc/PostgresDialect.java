@@ -321,6 +321,24 @@ public final class PostgresDialect implements Dialect {
                LIMIT ?)
       """;
 
+  private static final String POSITION_ADVANCE_AND_RECORD =
+      """
+      WITH advanced AS (
+          UPDATE tandem_inbox_position SET last_version = ?, updated_at = now()
+           WHERE consumer = ? AND aggregate_type = ? AND aggregate_id = ? AND last_version = ?
+          RETURNING 1),
+        recorded AS (
+          INSERT INTO tandem_inbox
+              (consumer, event_id, aggregate_type, aggregate_id, aggregate_version, event_type)
+          SELECT ?, ?, ?, ?, ?, ? FROM advanced
+          ON CONFLICT DO NOTHING
+          RETURNING 1)
+      SELECT (SELECT count(*) FROM advanced) AS advanced, (SELECT count(*) FROM recorded) AS recorded,
+             EXISTS (SELECT 1 FROM tandem_inbox_parked
+                      WHERE consumer = ? AND aggregate_type = ? AND aggregate_id = ?
+                        AND aggregate_version = ?) AS successor_parked
+      """;
+
   private static final String INBOX_INSERT =
       """
       INSERT INTO tandem_inbox
@@ -483,6 +501,11 @@ public final class PostgresDialect implements Dialect {
   @Override
   public String retentionDelete() {
     return RETENTION_DELETE;
+  }
+
+  @Override
+  public Optional<String> positionAdvanceAndRecord() {
+    return Optional.of(POSITION_ADVANCE_AND_RECORD);
   }
 
   @Override

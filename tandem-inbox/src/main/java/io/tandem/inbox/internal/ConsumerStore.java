@@ -73,6 +73,59 @@ public final class ConsumerStore {
     }
   }
 
+  /** What {@link #advanceAndRecord} did. */
+  public enum Advance {
+    /** The position was not one below: decide on the locked position. */
+    NOT_NEXT,
+    /** The position moved to the event's version and the inbox record was inserted. */
+    RECORDED,
+    /** As {@link #RECORDED}, and the next version is known to wait in the parking. */
+    RECORDED_SUCCESSOR_PARKED,
+    /** The position moved but the event id was processed before: roll back. */
+    ALREADY_PROCESSED
+  }
+
+  /**
+   * The common in-order case: moves the position to the event's version if it was exactly one below
+   * and records the event in the inbox — in one statement where the dialect has one.
+   */
+  public Advance advanceAndRecord(Connection c, String consumer, Event e) throws SQLException {
+    Optional<String> combined = dialect.positionAdvanceAndRecord();
+    if (combined.isEmpty()) {
+      if (!advanceIfNext(c, consumer, e)) {
+        return Advance.NOT_NEXT;
+      }
+      return recordProcessed(c, consumer, e) ? Advance.RECORDED : Advance.ALREADY_PROCESSED;
+    }
+    try (PreparedStatement ps = c.prepareStatement(combined.get())) {
+      ps.setLong(1, e.aggregateVersion());
+      ps.setString(2, consumer);
+      ps.setString(3, e.aggregateType());
+      ps.setString(4, e.aggregateId());
+      ps.setLong(5, e.aggregateVersion() - 1);
+      ps.setString(6, consumer);
+      ps.setObject(7, e.eventId());
+      ps.setString(8, e.aggregateType());
+      ps.setString(9, e.aggregateId());
+      ps.setLong(10, e.aggregateVersion());
+      ps.setString(11, e.eventType());
+      ps.setString(12, consumer);
+      ps.setString(13, e.aggregateType());
+      ps.setString(14, e.aggregateId());
+      ps.setLong(15, e.aggregateVersion() + 1);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        if (rs.getLong(1) == 0) {
+          return Advance.NOT_NEXT;
+        }
+        if (rs.getLong(2) != 1) {
+          return Advance.ALREADY_PROCESSED;
+        }
+        return rs.getBoolean(3) ? Advance.RECORDED_SUCCESSOR_PARKED : Advance.RECORDED;
+      }
+    }
+  }
+
   /**
    * Moves the position to the event's version if it was exactly one below, locking the row; false
    * when the position is absent or elsewhere (then {@link #lockPosition} decides).
