@@ -249,7 +249,9 @@ public interface Dialect {
    * Reads and locks a consumer's position for an aggregate until the transaction ends. Parameters:
    * consumer, aggregate_type, aggregate_id. Column: last_version.
    */
-  String positionLock();
+  default String positionLock() {
+    return PortableSql.POSITION_LOCK;
+  }
 
   /**
    * Moves a position to the next version only if it is exactly one below (the common case, in one
@@ -287,13 +289,17 @@ public interface Dialect {
    * aggregate_version. Columns: event_id, event_type, schema_version, payload, headers,
    * occurred_at, origin.
    */
-  String parkedFind();
+  default String parkedFind() {
+    return PortableSql.PARKED_FIND;
+  }
 
   /**
    * Removes parked events at or below a version. Parameters: consumer, aggregate_type,
    * aggregate_id, aggregate_version.
    */
-  String parkedDelete();
+  default String parkedDelete() {
+    return PortableSql.PARKED_DELETE;
+  }
 
   /**
    * Aggregates whose parked events wait longer than a threshold for a predecessor, oldest first.
@@ -329,13 +335,17 @@ public interface Dialect {
    * Lists a consumer's dead letters of one status after an id, in id order. Parameters: consumer,
    * status, after id, limit. Columns: every column of {@code tandem_dead_letter}.
    */
-  String deadLetterList();
+  default String deadLetterList() {
+    return PortableSql.DEAD_LETTER_LIST;
+  }
 
   /**
    * Reads and locks one dead letter. Parameters: id. Columns: every column of {@code
    * tandem_dead_letter}.
    */
-  String deadLetterLock();
+  default String deadLetterLock() {
+    return PortableSql.DEAD_LETTER_LOCK;
+  }
 
   /** Resolves a dead letter. Parameters: new status, id. Affects one row only while it is DEAD. */
   String deadLetterResolve();
@@ -344,10 +354,14 @@ public interface Dialect {
    * The oldest open dead letter holding an aggregate back. Parameters: consumer, aggregate_type,
    * aggregate_id. Columns: id, aggregate_version, reason.
    */
-  String deadLetterBlocking();
+  default String deadLetterBlocking() {
+    return PortableSql.DEAD_LETTER_BLOCKING;
+  }
 
   /** Counts a consumer's open dead letters. Parameter: consumer. Column: count. */
-  String deadLetterCount();
+  default String deadLetterCount() {
+    return PortableSql.DEAD_LETTER_COUNT;
+  }
 
   /**
    * Counts processed-event records older than an age. Parameter: age in milliseconds. Column:

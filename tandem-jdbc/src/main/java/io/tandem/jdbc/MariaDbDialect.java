@@ -298,13 +298,6 @@ public final class MariaDbDialect implements Dialect {
       VALUES (?, ?, ?, ?)
       """;
 
-  private static final String POSITION_LOCK =
-      """
-      SELECT last_version FROM tandem_inbox_position
-       WHERE consumer = ? AND aggregate_type = ? AND aggregate_id = ?
-         FOR UPDATE
-      """;
-
   private static final String POSITION_UPDATE =
       """
       UPDATE tandem_inbox_position SET last_version = ?, updated_at = UTC_TIMESTAMP(6)
@@ -566,11 +559,6 @@ public final class MariaDbDialect implements Dialect {
   }
 
   @Override
-  public String positionLock() {
-    return POSITION_LOCK;
-  }
-
-  @Override
   public String positionUpdate() {
     return POSITION_UPDATE;
   }
@@ -578,16 +566,6 @@ public final class MariaDbDialect implements Dialect {
   @Override
   public String parkedInsert() {
     return PARKED_INSERT;
-  }
-
-  @Override
-  public String parkedFind() {
-    return PortableSql.PARKED_FIND;
-  }
-
-  @Override
-  public String parkedDelete() {
-    return PortableSql.PARKED_DELETE;
   }
 
   @Override
@@ -606,28 +584,8 @@ public final class MariaDbDialect implements Dialect {
   }
 
   @Override
-  public String deadLetterList() {
-    return PortableSql.DEAD_LETTER_LIST;
-  }
-
-  @Override
-  public String deadLetterLock() {
-    return PortableSql.DEAD_LETTER_LOCK;
-  }
-
-  @Override
   public String deadLetterResolve() {
     return DEAD_LETTER_RESOLVE;
-  }
-
-  @Override
-  public String deadLetterBlocking() {
-    return PortableSql.DEAD_LETTER_BLOCKING;
-  }
-
-  @Override
-  public String deadLetterCount() {
-    return PortableSql.DEAD_LETTER_COUNT;
   }
 
   @Override

@@ -2,6 +2,13 @@ package io.tandem.jdbc;
 
 /** Statements both database families run as written; each dialect returns them as its own. */
 final class PortableSql {
+  static final String POSITION_LOCK =
+      """
+      SELECT last_version FROM tandem_inbox_position
+       WHERE consumer = ? AND aggregate_type = ? AND aggregate_id = ?
+         FOR UPDATE
+      """;
+
   static final String PARKED_FIND =
       """
       SELECT event_id, event_type, schema_version, payload, headers, occurred_at, origin
