@@ -34,22 +34,11 @@ public record ConsumerBenchReport(
 
   /** One JSON object; the first six keys are the benchmark's contract. */
   public String toJson() {
-    StringBuilder sb = new StringBuilder("{");
-    map()
-        .forEach(
-            (k, v) -> {
-              if (sb.length() > 1) {
-                sb.append(", ");
-              }
-              sb.append('"').append(k).append("\": ").append(v);
-            });
-    return sb.append('}').toString();
+    return BenchOutput.json(map());
   }
 
   public String toTable() {
-    StringBuilder sb = new StringBuilder();
-    map().forEach((k, v) -> sb.append(String.format(Locale.ROOT, "%-22s %s%n", k, v)));
-    return sb.toString();
+    return BenchOutput.table(map(), 22);
   }
 
   private Map<String, Object> map() {

@@ -45,22 +45,11 @@ public record RelayBenchReport(
 
   /** One JSON object; the first ten keys are the benchmark's contract. */
   public String toJson() {
-    StringBuilder sb = new StringBuilder("{");
-    map()
-        .forEach(
-            (k, v) -> {
-              if (sb.length() > 1) {
-                sb.append(", ");
-              }
-              sb.append('"').append(k).append("\": ").append(v);
-            });
-    return sb.append('}').toString();
+    return BenchOutput.json(map());
   }
 
   public String toTable() {
-    StringBuilder sb = new StringBuilder();
-    map().forEach((k, v) -> sb.append(String.format(Locale.ROOT, "%-28s %s%n", k, v)));
-    return sb.toString();
+    return BenchOutput.table(map(), 28);
   }
 
   private Map<String, Object> map() {

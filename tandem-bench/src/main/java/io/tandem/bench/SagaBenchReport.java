@@ -64,22 +64,11 @@ public record SagaBenchReport(
 
   /** One JSON object; the first five keys are the benchmark's contract. */
   public String toJson() {
-    StringBuilder sb = new StringBuilder("{");
-    map()
-        .forEach(
-            (k, v) -> {
-              if (sb.length() > 1) {
-                sb.append(", ");
-              }
-              sb.append('"').append(k).append("\": ").append(v);
-            });
-    return sb.append('}').toString();
+    return BenchOutput.json(map());
   }
 
   public String toTable() {
-    StringBuilder sb = new StringBuilder();
-    map().forEach((k, v) -> sb.append(String.format(Locale.ROOT, "%-26s %s%n", k, v)));
-    return sb.toString();
+    return BenchOutput.table(map(), 26);
   }
 
   private Map<String, Object> map() {
