@@ -6,15 +6,21 @@ import io.tandem.testkit.internal.JdbcUrls;
 import io.tandem.testkit.internal.TemporaryDirectory;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
 import org.postgresql.ds.PGSimpleDataSource;
@@ -52,7 +58,10 @@ public final class PostgresServer extends DatabaseServer implements AutoCloseabl
   private static final Pattern SETTING_NAME = Pattern.compile("[a-z][a-z0-9_.]*");
   private static final Pattern SETTING_VALUE = Pattern.compile("[^\\s'\"\\\\]+");
 
+  private static final Pattern OPTS_TOKEN = Pattern.compile("\"([^\"]*)\"|(\\S+)");
+
   private final String jdbcUrl;
+  private final Path dataDirectory;
   private final EmbeddedPostgres embeddedServer;
   private final ExitCleanup.Registration exitCleanup;
   private final Runnable shutdown;
@@ -60,10 +69,12 @@ public final class PostgresServer extends DatabaseServer implements AutoCloseabl
 
   private PostgresServer(
       String jdbcUrl,
+      Path dataDirectory,
       EmbeddedPostgres embeddedServer,
       ExitCleanup.Registration exitCleanup,
       Runnable shutdown) {
     this.jdbcUrl = jdbcUrl;
+    this.dataDirectory = dataDirectory;
     this.embeddedServer = embeddedServer;
     this.exitCleanup = exitCleanup;
     this.shutdown = shutdown;
@@ -84,7 +95,8 @@ public final class PostgresServer extends DatabaseServer implements AutoCloseabl
    * @throws IllegalStateException if no connection can be opened with it
    */
   public static PostgresServer external(String jdbcUrl) {
-    PostgresServer server = new PostgresServer(JdbcUrls.requirePostgres(jdbcUrl), null, null, null);
+    PostgresServer server =
+        new PostgresServer(JdbcUrls.requirePostgres(jdbcUrl), null, null, null, null);
     try (Connection connection = server.dataSource().getConnection();
         Statement statement = connection.createStatement()) {
       statement.execute("SELECT 1");
@@ -113,6 +125,129 @@ public final class PostgresServer extends DatabaseServer implements AutoCloseabl
   @Override
   public boolean isEmbedded() {
     return embeddedServer != null;
+  }
+
+  /**
+   * Crashes an embedded server: an immediate shutdown (SIGQUIT to the postmaster), in which every
+   * backend quits at once without a checkpoint, as in a power cut of the database process. Sessions
+   * are cut; commits acknowledged with {@code synchronous_commit} on survive (they are in the
+   * flushed WAL), later ones may not. {@link #startAgain()} brings it back with crash recovery.
+   *
+   * @throws UnsupportedOperationException for an external server (Tandem does not stop servers it
+   *     did not start)
+   * @throws IllegalStateException if {@code pg_ctl} fails
+   */
+  public synchronized void crash() {
+    postmasterCommand(); // refuses an external server
+    Path pidFile = dataDirectory.resolve("postmaster.pid");
+    long pid;
+    try {
+      pid = Long.parseLong(Files.readAllLines(pidFile, StandardCharsets.UTF_8).get(0).trim());
+    } catch (IOException | RuntimeException e) {
+      throw new IllegalStateException(
+          "Cannot crash PostgreSQL: no readable " + pidFile + " (is it running?)", e);
+    }
+    // SIGQUIT is PostgreSQL's immediate shutdown (what pg_ctl -m immediate sends; pg_ctl itself
+    // refuses to run as root, which the embedded server allows).
+    run(List.of("kill", "-QUIT", Long.toString(pid)), "send SIGQUIT to PostgreSQL " + pid);
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)
+        && System.nanoTime() < deadline) {
+      sleep(50);
+    }
+    if (ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)) {
+      throw new IllegalStateException("PostgreSQL " + pid + " did not stop within 60 s");
+    }
+  }
+
+  private static void sleep(long millis) {
+    try {
+      TimeUnit.MILLISECONDS.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted", e);
+    }
+  }
+
+  /**
+   * Starts a {@link #crash() crashed} embedded server again, on the same port with the same data
+   * and settings, and waits until it accepts connections (after crash recovery).
+   *
+   * @throws UnsupportedOperationException for an external server
+   * @throws IllegalStateException if it does not accept connections within the startup timeout
+   */
+  public synchronized void startAgain() {
+    List<String> command = new ArrayList<>();
+    if ("root".equals(System.getProperty("user.name"))) {
+      // PostgreSQL refuses to run as root; like the embedded server's first start, run it in a user
+      // namespace where it is not.
+      command.addAll(List.of("unshare", "-U"));
+    }
+    command.addAll(postmasterCommand());
+    Path log = dataDirectory.resolve("tandem-restart.log");
+    try {
+      new ProcessBuilder(command)
+          .redirectErrorStream(true)
+          .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+          .start();
+    } catch (IOException e) {
+      throw new IllegalStateException("Cannot start PostgreSQL again: " + e.getMessage(), e);
+    }
+    long deadline = System.nanoTime() + DEFAULT_STARTUP_TIMEOUT.toNanos();
+    SQLException last = null;
+    while (System.nanoTime() < deadline) {
+      try (Connection c = dataSource().getConnection();
+          Statement s = c.createStatement()) {
+        s.execute("SELECT 1");
+        return;
+      } catch (SQLException e) {
+        last = e;
+      }
+      sleep(100);
+    }
+    throw new IllegalStateException(
+        "PostgreSQL did not accept connections within "
+            + DEFAULT_STARTUP_TIMEOUT
+            + " after a restart; see "
+            + log
+            + (last == null ? "" : " (" + last.getMessage() + ")"));
+  }
+
+  private List<String> postmasterCommand() {
+    if (dataDirectory == null) {
+      throw new UnsupportedOperationException(
+          "Cannot crash or restart the external PostgreSQL at "
+              + JdbcUrls.redact(jdbcUrl)
+              + ": Tandem only stops servers it started. Use an embedded server for this.");
+    }
+    String opts;
+    try {
+      opts = Files.readString(dataDirectory.resolve("postmaster.opts"), StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new IllegalStateException(
+          "Cannot read postmaster.opts in " + dataDirectory + ": " + e.getMessage(), e);
+    }
+    List<String> command = new ArrayList<>();
+    Matcher m = OPTS_TOKEN.matcher(opts.trim());
+    while (m.find()) {
+      command.add(m.group(1) != null ? m.group(1) : m.group(2));
+    }
+    return command;
+  }
+
+  private static void run(List<String> command, String what) {
+    try {
+      Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+      String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
+        throw new IllegalStateException("Cannot " + what + ": " + out.trim());
+      }
+    } catch (IOException e) {
+      throw new IllegalStateException("Cannot " + what + ": " + e.getMessage(), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted: " + what, e);
+    }
   }
 
   /**
@@ -271,7 +406,7 @@ public final class PostgresServer extends DatabaseServer implements AutoCloseabl
           "jdbc:postgresql://127.0.0.1:" + port + "/" + MAIN_DATABASE + "?user=" + SUPERUSER;
       ExitCleanup.Registration exitCleanup =
           ExitCleanup.register("stop embedded PostgreSQL on port " + port, shutdown);
-      return new PostgresServer(jdbcUrl, server, exitCleanup, shutdown);
+      return new PostgresServer(jdbcUrl, dataDirectory, server, exitCleanup, shutdown);
     }
   }
 }

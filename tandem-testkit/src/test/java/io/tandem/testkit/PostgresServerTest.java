@@ -44,6 +44,30 @@ class PostgresServerTest {
   }
 
   @Test
+  void crashedServerStartsAgainWithItsCommittedRows() throws SQLException {
+    try (PostgresServer durable = PostgresServer.embedded().durable(true).start()) {
+      execute(durable.dataSource(), "CREATE TABLE survivor (id int)");
+      execute(durable.dataSource(), "INSERT INTO survivor VALUES (7)");
+
+      durable.crash();
+      assertThatThrownBy(() -> query(durable.dataSource(), "SELECT 1"))
+          .isInstanceOf(SQLException.class);
+
+      durable.startAgain();
+      assertThat(query(durable.dataSource(), "SELECT id FROM survivor")).isEqualTo("7");
+    }
+  }
+
+  @Test
+  void externalServerCannotBeCrashed() {
+    Assumptions.assumeTrue(listening("127.0.0.1", 5432), "no PostgreSQL on 127.0.0.1:5432");
+    PostgresServer external = PostgresServer.external(LOCAL_SERVER);
+    assertThatThrownBy(external::crash)
+        .isInstanceOf(UnsupportedOperationException.class)
+        .hasMessageContaining("only stops servers it started");
+  }
+
+  @Test
   void isolatedDatabasesDoNotShareTablesAndAreDroppedOnClose() throws SQLException {
     IsolatedDatabase first = server.createDatabase("Isolation_Test");
     try (IsolatedDatabase second = server.createDatabase("isolation_test")) {
