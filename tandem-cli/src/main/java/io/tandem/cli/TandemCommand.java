@@ -15,6 +15,7 @@ import picocli.CommandLine.Command;
       MigrateCommand.class,
       RelayCommand.class,
       BenchCommand.class,
+      DrillCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class TandemCommand implements Runnable {

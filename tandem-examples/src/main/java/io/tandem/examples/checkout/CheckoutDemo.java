@@ -27,8 +27,12 @@ import java.util.concurrent.TimeUnit;
  * {@code inFlight} sagas run at once; the demo starts the next as one ends.
  */
 public final class CheckoutDemo {
-  static final String SOLD_OUT = "sku-sold-out";
-  private static final int PRODUCTS = 8;
+  /** The product the demo never stocks: checkouts of it end out of stock. */
+  public static final String SOLD_OUT = "sku-sold-out";
+
+  /** How many products the demo stocks: sku-1 to sku-8. */
+  public static final int PRODUCTS = 8;
+
   private static final String GOOD_CARD = "4242424242424242";
   private static final String DECLINED_CARD = "4000000000000002";
 
@@ -51,10 +55,10 @@ public final class CheckoutDemo {
   }
 
   /** A planned checkout and how it should end. */
-  record Planned(Checkout checkout, boolean declined, boolean outOfStock) {}
+  public record Planned(Checkout checkout, boolean declined, boolean outOfStock) {}
 
   /** The checkouts of a run, from the seed: the same settings give the same mix. */
-  static List<Planned> plan(CheckoutDemoSettings s) {
+  public static List<Planned> plan(CheckoutDemoSettings s) {
     Random random = new Random(s.seed());
     List<Planned> plan = new ArrayList<>(s.checkouts());
     for (int i = 1; i <= s.checkouts(); i++) {

@@ -1,5 +1,6 @@
 package io.tandem.examples.checkout;
 
+import io.tandem.core.FaultInjector;
 import io.tandem.saga.SagaOrchestrator;
 import java.time.Duration;
 import javax.sql.DataSource;
@@ -38,7 +39,21 @@ public final class CheckoutOrchestrator implements AutoCloseable {
       Duration stepTimeout,
       Duration pollInterval,
       String instance) {
-    SagaOrchestrator orchestrator = engine(dataSource, stepTimeout);
+    return start(dataSource, topology, stepTimeout, pollInterval, instance, FaultInjector.NONE);
+  }
+
+  /**
+   * Starts an instance whose engine reaches {@code faults} at {@link
+   * FaultInjector#ORCHESTRATOR_AFTER_STEP}, for failure drills.
+   */
+  public static CheckoutOrchestrator start(
+      DataSource dataSource,
+      KafkaTopology topology,
+      Duration stepTimeout,
+      Duration pollInterval,
+      String instance,
+      FaultInjector faults) {
+    SagaOrchestrator orchestrator = engine(dataSource, stepTimeout, faults);
     ServiceRuntime runtime =
         ServiceRuntime.start(
             "orchestrator",
@@ -58,12 +73,18 @@ public final class CheckoutOrchestrator implements AutoCloseable {
    * (their first command waits in the outbox for a running instance's relay) and to read them.
    */
   public static SagaOrchestrator engine(DataSource dataSource, Duration stepTimeout) {
+    return engine(dataSource, stepTimeout, FaultInjector.NONE);
+  }
+
+  private static SagaOrchestrator engine(
+      DataSource dataSource, Duration stepTimeout, FaultInjector faults) {
     return SagaOrchestrator.builder()
         .dataSource(dataSource)
         .name(NAME)
         .replyTo(CheckoutSaga.REPLIES)
         .definition(CheckoutSaga.definition(stepTimeout))
         .timerInterval(Duration.ofMillis(100))
+        .faultInjector(faults)
         .build();
   }
 

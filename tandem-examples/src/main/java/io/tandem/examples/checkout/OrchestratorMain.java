@@ -2,6 +2,7 @@ package io.tandem.examples.checkout;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.tandem.core.ConfiguredFaults;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 
@@ -13,9 +14,10 @@ import java.util.concurrent.CountDownLatch;
  *     JDBC_URL BOOTSTRAP_SERVERS TOPIC_PREFIX INSTANCE [STEP_TIMEOUT]
  * </pre>
  *
- * <p>It prints {@value #READY} and the instance name once its relay, reply consumer and timer run.
- * Tests and drills {@code kill -9} it in the middle of sagas and start another one, which carries
- * them on from the database.
+ * <p>Fault points are off unless {@code -Dtandem.faults=orchestrator.after-step=halt@N} (see {@link
+ * ConfiguredFaults}) is given. It prints {@value #READY} and the instance name once its relay,
+ * reply consumer and timer run. Tests and drills {@code kill -9} it in the middle of sagas and
+ * start another one, which carries them on from the database.
  */
 public final class OrchestratorMain {
   /** The line printed when the instance runs. */
@@ -42,7 +44,8 @@ public final class OrchestratorMain {
             new KafkaTopology(args[1], args[2]),
             stepTimeout,
             Duration.ofMillis(100),
-            args[3]);
+            args[3],
+            ConfiguredFaults.fromSystemProperty());
     Runtime.getRuntime()
         .addShutdownHook(
             new Thread(

@@ -1,0 +1,163 @@
+package io.tandem.drill;
+
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Runs failure drills by name. Each drill starts the parts of a system as separate processes
+ * against real databases and a real broker, applies one fault, lets the system recover and checks,
+ * by reading the databases and the broker, that nothing committed was lost, no side effect happened
+ * twice and per-aggregate order held (sagas: every saga ended, invariants held).
+ *
+ * <pre>{@code
+ * DrillReport report = DrillRunner.run(List.of("all"), DrillSettings.defaults(dir), System.err);
+ * }</pre>
+ */
+public final class DrillRunner {
+
+  /** A drill: its name, what it does, and how it runs. */
+  record Definition(String name, String description, Body body) {}
+
+  @FunctionalInterface
+  interface Body {
+    DrillResult run(DrillEnvironment env, String name) throws Exception;
+  }
+
+  /** Every drill, in the order {@code all} runs them. */
+  static final Map<String, Definition> DRILLS = new LinkedHashMap<>();
+
+  static {
+    add(
+        "service-crash-after-commit",
+        "the writing service dies right after committing; a new instance carries on",
+        (env, n) -> new Drills(env).serviceCrashAfterCommit(n));
+    add(
+        "relay-crash-after-ack",
+        "the relay dies after the broker's ack, before marking published; another relay takes over",
+        (env, n) -> new Drills(env).relayCrashAfterAck(n));
+    add(
+        "broker-outage",
+        "the broker is stopped under load (--outage, default 30 s), then started",
+        (env, n) -> new Drills(env).brokerOutage(n));
+    add(
+        "duplicate-delivery",
+        "messages are delivered twice",
+        (env, n) -> new Drills(env).duplicateDelivery(n));
+    add(
+        "out-of-order",
+        "versions of an aggregate are delivered shuffled",
+        (env, n) -> new Drills(env).outOfOrder(n));
+    add(
+        "consumer-crash-after-commit",
+        "a consumer dies after its transaction, before the ack; another consumer takes over",
+        (env, n) -> new Drills(env).consumerCrashAfterCommit(n));
+    add(
+        "quarantine-replay",
+        "a poison event is quarantined, then replayed by the operator",
+        (env, n) -> new Drills(env).quarantineReplay(n));
+    add(
+        "orchestrator-crash",
+        "an orchestrator dies mid-saga; another resumes its sagas",
+        (env, n) -> new SagaDrill(env).run(n));
+    add(
+        "database-restart",
+        "the service database crashes under load and restarts",
+        (env, n) -> new Drills(env).databaseRestart(n));
+    add(
+        "cdc-stopped",
+        "the CDC connector stops until WAL grows, the lag alert fires, it resumes",
+        (env, n) ->
+            DrillResult.notAvailable(
+                n,
+                "this build has no CDC relay (only the polling relay): the drill cannot run and is"
+                    + " not counted as passed"));
+  }
+
+  private static void add(String name, String description, Body body) {
+    DRILLS.put(name, new Definition(name, description, body));
+  }
+
+  private DrillRunner() {}
+
+  /** The drills' names and descriptions, in order. */
+  public static Map<String, String> catalog() {
+    Map<String, String> c = new LinkedHashMap<>();
+    DRILLS.forEach((k, v) -> c.put(k, v.description()));
+    return c;
+  }
+
+  /**
+   * Resolves names ({@code all} or drill names) to drills, in the catalog's order.
+   *
+   * @throws IllegalArgumentException naming an unknown drill and listing the known ones
+   */
+  public static List<String> resolve(List<String> names) {
+    if (names.isEmpty() || names.contains("all")) {
+      return new ArrayList<>(DRILLS.keySet());
+    }
+    for (String n : names) {
+      if (!DRILLS.containsKey(n)) {
+        throw new IllegalArgumentException(
+            "Unknown drill '" + n + "'. Known drills: all, " + String.join(", ", DRILLS.keySet()));
+      }
+    }
+    List<String> ordered = new ArrayList<>();
+    for (String n : DRILLS.keySet()) {
+      if (names.contains(n)) {
+        ordered.add(n);
+      }
+    }
+    return ordered;
+  }
+
+  /**
+   * Runs the named drills one after another; progress goes to {@code progress} (may be null). A
+   * drill that throws is reported as FAIL with the error, and the others still run.
+   */
+  public static DrillReport run(List<String> names, DrillSettings settings, PrintStream progress) {
+    List<String> selected = resolve(names);
+    List<DrillResult> results = new ArrayList<>();
+    say(progress, "starting servers...");
+    try (DrillEnvironment env = DrillEnvironment.start(settings)) {
+      say(progress, "servers up (%s); logs in %s", env.describe(), settings.workDir());
+      for (String name : selected) {
+        long start = System.nanoTime();
+        say(progress, "%s: %s", name, DRILLS.get(name).description());
+        DrillResult r;
+        try {
+          r = DRILLS.get(name).body().run(env, name);
+        } catch (Exception | AssertionError e) {
+          if (e instanceof InterruptedException) {
+            Thread.currentThread().interrupt();
+          }
+          r = DrillResult.failed(name, "the drill itself failed: " + e);
+        }
+        results.add(r);
+        say(
+            progress,
+            "%s: %s in %.1f s (committed %d, delivered %d, lost %d, duplicate side effects %d,"
+                + " order violations %d)",
+            name,
+            r.result(),
+            (System.nanoTime() - start) / 1e9,
+            r.committed(),
+            r.delivered(),
+            r.lost(),
+            r.duplicateSideEffects(),
+            r.orderViolations());
+      }
+    }
+    return new DrillReport(results);
+  }
+
+  private static void say(PrintStream out, String format, Object... args) {
+    if (out != null) {
+      out.println("[drill] " + String.format(Locale.ROOT, format, args));
+      out.flush();
+    }
+  }
+}

@@ -1,0 +1,73 @@
+package io.tandem.drill;
+
+import java.nio.file.Path;
+import java.time.Duration;
+
+/**
+ * How drills run.
+ *
+ * @param events changes the service commits in each outbox drill (sagas: a tenth of it, at least
+ *     20)
+ * @param outage how long the broker is down in {@code broker-outage}
+ * @param timeout how long a drill waits for the system to settle after its fault
+ * @param protection {@code false} switches each drill's protection off (inbox bypassed, direct
+ *     publish after commit, no ordering guard, no resuming orchestrator, asynchronous commit), to
+ *     show that the checker sees what the protection guards against: every drill must then FAIL
+ * @param jdbcUrl a PostgreSQL server to use (a user with CREATEDB), or null for an embedded one
+ * @param kafkaBootstrap a Kafka cluster to use, or null for an embedded broker
+ * @param workDir where the processes' logs go
+ */
+public record DrillSettings(
+    int events,
+    Duration outage,
+    Duration timeout,
+    boolean protection,
+    String jdbcUrl,
+    String kafkaBootstrap,
+    Path workDir) {
+
+  public static final int DEFAULT_EVENTS = 300;
+  public static final Duration DEFAULT_OUTAGE = Duration.ofSeconds(30);
+  public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(120);
+
+  public DrillSettings {
+    if (events < 20 || events > 10_000_000) {
+      throw new IllegalArgumentException("--events must be between 20 and 10000000, was " + events);
+    }
+    if (outage == null || outage.isNegative() || outage.isZero()) {
+      throw new IllegalArgumentException("--outage must be a positive duration, was " + outage);
+    }
+    if (timeout == null || timeout.toSeconds() < 10) {
+      throw new IllegalArgumentException("--timeout must be at least 10 s, was " + timeout);
+    }
+    if (jdbcUrl != null && !jdbcUrl.startsWith("jdbc:postgresql:")) {
+      throw new IllegalArgumentException(
+          "--jdbc-url must be a jdbc:postgresql: URL (the drills' service SQL is PostgreSQL's), was "
+              + jdbcUrl);
+    }
+    if (workDir == null) {
+      throw new IllegalArgumentException("workDir must not be null");
+    }
+  }
+
+  public static DrillSettings defaults(Path workDir) {
+    return new DrillSettings(
+        DEFAULT_EVENTS, DEFAULT_OUTAGE, DEFAULT_TIMEOUT, true, null, null, workDir);
+  }
+
+  public DrillSettings withEvents(int n) {
+    return new DrillSettings(n, outage, timeout, protection, jdbcUrl, kafkaBootstrap, workDir);
+  }
+
+  public DrillSettings withOutage(Duration d) {
+    return new DrillSettings(events, d, timeout, protection, jdbcUrl, kafkaBootstrap, workDir);
+  }
+
+  public DrillSettings withProtection(boolean on) {
+    return new DrillSettings(events, outage, timeout, on, jdbcUrl, kafkaBootstrap, workDir);
+  }
+
+  public DrillSettings withServers(String jdbc, String kafka) {
+    return new DrillSettings(events, outage, timeout, protection, jdbc, kafka, workDir);
+  }
+}

@@ -1,0 +1,354 @@
+package io.tandem.drill;
+
+import io.tandem.core.ConfiguredFaults;
+import io.tandem.core.FaultInjector;
+import io.tandem.inbox.DeadLetter;
+import io.tandem.inbox.DeadLetterStatus;
+import io.tandem.inbox.InboxProcessor;
+import io.tandem.inbox.Outcome;
+import io.tandem.testkit.KafkaBroker;
+import io.tandem.testkit.PostgresServer;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+
+/** The outbox and consumer drills. Each returns what its checker read back. */
+final class Drills {
+  private static final Duration EXIT = Duration.ofSeconds(90);
+
+  private final DrillEnvironment env;
+  private final DrillSettings settings;
+
+  Drills(DrillEnvironment env) {
+    this.env = env;
+    this.settings = env.settings();
+  }
+
+  private Scenario scenario(String name, boolean piped) throws SQLException {
+    return new Scenario(name, settings, env.postgres(), env.postgres(), env.kafka(), piped);
+  }
+
+  private String[] consumerMode() {
+    return settings.protection() ? new String[0] : new String[] {"--mode", "bypass"};
+  }
+
+  /** The writing service dies right after a commit; a new instance finishes the work. */
+  DrillResult serviceCrashAfterCommit(String name) throws Exception {
+    try (Scenario s = scenario(name, false)) {
+      List<String> detail = new ArrayList<>();
+      String mode = settings.protection() ? "outbox" : "direct";
+      detail.add(
+          settings.protection()
+              ? "protection on: business row and event committed together (outbox)"
+              : "protection OFF: the service publishes to Kafka itself after its commit");
+      RoleProcess consumer = s.consumerProcess(null);
+      RoleProcess relay = s.relayProcess(null);
+      int haltAt = Math.max(1, settings.events() / 3);
+      RoleProcess first =
+          s.serviceProcess(
+              point(FaultInjector.SERVICE_AFTER_COMMIT, "halt", haltAt), 0, "--mode", mode);
+      Scenario.awaitAllReady(consumer, relay);
+      int status = first.awaitExit(EXIT);
+      long faultAt = System.nanoTime();
+      boolean fired = status == ConfiguredFaults.HALT_STATUS && first.faultFired();
+      detail.add(
+          "service halted after commit "
+              + haltAt
+              + ": "
+              + (fired ? "yes" : "NO, status " + status));
+      RoleProcess second = s.serviceProcess(null, 0, "--mode", mode);
+      second.awaitReady(Scenario.START);
+      boolean settled = s.awaitSettled(second);
+      return Verdicts.outbox(
+          name, s.tally(), faultAt, s.caughtUpAt, settled, fired, detail, settings);
+    }
+  }
+
+  /** The relay dies after the broker's ack and before marking; another relay republishes. */
+  DrillResult relayCrashAfterAck(String name) throws Exception {
+    try (Scenario s = scenario(name, false)) {
+      List<String> detail = new ArrayList<>();
+      detail.add(protectionLine("the consumer applies events through its inbox"));
+      RoleProcess consumer = s.consumerProcess(null, consumerMode());
+      RoleProcess doomed = s.relayProcess(point(FaultInjector.RELAY_AFTER_ACK, "halt", 2));
+      Scenario.awaitAllReady(consumer, doomed);
+      RoleProcess service = s.serviceProcess(null, Math.max(20, settings.events() / 5));
+      int status = doomed.awaitExit(EXIT);
+      long faultAt = System.nanoTime();
+      boolean fired = status == ConfiguredFaults.HALT_STATUS && doomed.faultFired();
+      detail.add(
+          "relay halted after the broker's ack of its 2nd batch: "
+              + (fired ? "yes" : "NO, status " + status));
+      RoleProcess successor = s.relayProcess(null);
+      successor.awaitReady(Scenario.START);
+      boolean settled = s.awaitSettled(service);
+      return Verdicts.outbox(
+          name, s.tally(), faultAt, s.caughtUpAt, settled, fired, detail, settings);
+    }
+  }
+
+  /** The broker is stopped under load, then started again. */
+  DrillResult brokerOutage(String name) throws Exception {
+    KafkaBroker own = env.kafka().isEmbedded() ? null : KafkaBroker.embedded().start();
+    KafkaBroker kafka = own != null ? own : env.kafka();
+    try (Scenario s = new Scenario(name, settings, env.postgres(), env.postgres(), kafka, false)) {
+      List<String> detail = new ArrayList<>();
+      if (own != null) {
+        detail.add(
+            "the given Kafka cannot be stopped by a drill: this drill ran on its own embedded broker");
+      }
+      String mode = settings.protection() ? "outbox" : "direct";
+      detail.add(
+          settings.protection()
+              ? "protection on: events wait in the outbox while the broker is down"
+              : "protection OFF: the service publishes after its commit and gives up on failed sends");
+      RoleProcess consumer = s.consumerProcess(null);
+      RoleProcess relay = s.relayProcess(null);
+      Scenario.awaitAllReady(consumer, relay);
+      long outageSeconds = settings.outage().toSeconds();
+      int rate = (int) Math.max(5, settings.events() / (outageSeconds + 8));
+      RoleProcess service = s.serviceProcess(null, rate, "--mode", mode);
+      service.awaitReady(Scenario.START);
+      TimeUnit.SECONDS.sleep(3);
+      long before = s.count(s.service(), "SELECT count(*) FROM drill_changes");
+      kafka.stop();
+      TimeUnit.MILLISECONDS.sleep(settings.outage().toMillis());
+      long during = s.count(s.service(), "SELECT count(*) FROM drill_changes") - before;
+      kafka.restart();
+      long faultAt = System.nanoTime();
+      detail.add(
+          "broker down for "
+              + settings.outage().toSeconds()
+              + " s; the service committed "
+              + during
+              + " changes meanwhile");
+      boolean settled = s.awaitSettled(service);
+      return Verdicts.outbox(
+          name, s.tally(), faultAt, s.caughtUpAt, settled, during > 0, detail, settings);
+    } finally {
+      if (own != null) {
+        own.close();
+      }
+    }
+  }
+
+  /** Messages reach the consumer twice (a pipe between the relay's topic and the consumer's). */
+  DrillResult duplicateDelivery(String name) throws Exception {
+    return piped(
+        name,
+        records -> {
+          List<ConsumerRecord<byte[], byte[]>> out = new ArrayList<>();
+          for (int i = 0; i < records.size(); i++) {
+            out.add(records.get(i));
+            if (i >= 5 && i % 2 == 0) {
+              out.add(records.get(i - 5)); // a redelivery, a little later
+            }
+          }
+          out.addAll(records.subList(Math.max(0, records.size() - 5), records.size()));
+          return out;
+        },
+        "every other message delivered a second time",
+        "the consumer applies events through its inbox",
+        consumerMode());
+  }
+
+  /** Versions of an aggregate reach the consumer shuffled. */
+  DrillResult outOfOrder(String name) throws Exception {
+    return piped(
+        name,
+        records -> {
+          List<ConsumerRecord<byte[], byte[]>> out = new ArrayList<>(records);
+          java.util.Collections.shuffle(out, new Random(42));
+          return out;
+        },
+        "all messages delivered in a shuffled order",
+        "the consumer's ordering guard parks early versions",
+        settings.protection() ? new String[0] : new String[] {"--unordered"});
+  }
+
+  private DrillResult piped(
+      String name,
+      java.util.function.UnaryOperator<List<ConsumerRecord<byte[], byte[]>>> fault,
+      String faultText,
+      String protectionText,
+      String[] consumerArgs)
+      throws Exception {
+    try (Scenario s = scenario(name, true)) {
+      List<String> detail = new ArrayList<>();
+      detail.add(protectionLine(protectionText));
+      RoleProcess consumer = s.consumerProcess(null, consumerArgs);
+      RoleProcess relay = s.relayProcess(null);
+      RoleProcess service = s.serviceProcess(null, 0);
+      Scenario.awaitAllReady(consumer, relay);
+      service.awaitExit(EXIT);
+      boolean published =
+          Scenario.await(
+              () -> {
+                try {
+                  return s.count(
+                          s.service(),
+                          "SELECT count(*) FROM tandem_outbox WHERE published_at IS NULL")
+                      == 0;
+                } catch (SQLException e) {
+                  return false;
+                }
+              },
+              settings.timeout());
+      List<ConsumerRecord<byte[], byte[]>> records =
+          Broker.readAll(env.kafka().bootstrapServers(), s.relayTopic);
+      List<ConsumerRecord<byte[], byte[]>> delivered = fault.apply(records);
+      long faultAt = System.nanoTime();
+      Broker.send(env.kafka().bootstrapServers(), s.consumerTopic, delivered);
+      detail.add(
+          faultText
+              + ": "
+              + records.size()
+              + " published records, "
+              + delivered.size()
+              + " delivered");
+      boolean settled = published && s.awaitSettled(null);
+      return Verdicts.outbox(
+          name, s.tally(), faultAt, s.caughtUpAt, settled, !records.isEmpty(), detail, settings);
+    }
+  }
+
+  /** A consumer dies after its transaction commits, before it acknowledges. */
+  DrillResult consumerCrashAfterCommit(String name) throws Exception {
+    try (Scenario s = scenario(name, false)) {
+      List<String> detail = new ArrayList<>();
+      detail.add(protectionLine("the consumer applies events through its inbox"));
+      int haltAt = Math.max(1, settings.events() / 3);
+      RoleProcess doomed =
+          s.consumerProcess(
+              point(FaultInjector.CONSUMER_AFTER_COMMIT, "halt", haltAt), consumerMode());
+      RoleProcess relay = s.relayProcess(null);
+      Scenario.awaitAllReady(doomed, relay);
+      RoleProcess service = s.serviceProcess(null, 0);
+      int status = doomed.awaitExit(EXIT);
+      long faultAt = System.nanoTime();
+      boolean fired = status == ConfiguredFaults.HALT_STATUS && doomed.faultFired();
+      detail.add(
+          "consumer halted after commit "
+              + haltAt
+              + ", before its ack: "
+              + (fired ? "yes" : "NO, status " + status));
+      RoleProcess successor = s.consumerProcess(null, consumerMode());
+      successor.awaitReady(Scenario.START);
+      boolean settled = s.awaitSettled(service);
+      return Verdicts.outbox(
+          name, s.tally(), faultAt, s.caughtUpAt, settled, fired, detail, settings);
+    }
+  }
+
+  /** A poison event is quarantined (dead-lettered), then replayed by the operator. */
+  DrillResult quarantineReplay(String name) throws Exception {
+    try (Scenario s = scenario(name, false)) {
+      List<String> detail = new ArrayList<>();
+      detail.add(
+          protectionLine("failing events are dead-lettered (quarantined) and replayable")
+              .replace(
+                  "protection OFF: not",
+                  "protection OFF: the consumer logs and drops a failing event;"));
+      int poisonAt = settings.events() / 2;
+      RoleProcess consumer = s.consumerProcess(null, consumerMode());
+      RoleProcess relay = s.relayProcess(null);
+      Scenario.awaitAllReady(consumer, relay);
+      RoleProcess service = s.serviceProcess(null, 0, "--poison-at", Integer.toString(poisonAt));
+      service.awaitExit(EXIT);
+      InboxProcessor operator =
+          InboxProcessor.builder()
+              .dataSource(s.consumer())
+              .consumer(RoleMain.CONSUMER)
+              .onAnyEventType(1, DrillEffects::apply)
+              .build();
+      boolean quarantined =
+          Scenario.await(
+              () -> !operator.deadLetters(DeadLetterStatus.DEAD, 0, 10).isEmpty(),
+              Duration.ofSeconds(settings.protection() ? settings.timeout().toSeconds() : 15));
+      long faultAt = System.nanoTime();
+      if (quarantined) {
+        long appliedBefore = s.count(s.consumer(), "SELECT count(*) FROM drill_effects");
+        DeadLetter letter = operator.deadLetters(DeadLetterStatus.DEAD, 0, 10).get(0);
+        detail.add(
+            "event of change "
+                + poisonAt
+                + " quarantined as dead letter #"
+                + letter.id()
+                + " ("
+                + letter.reason()
+                + "); "
+                + appliedBefore
+                + " effects applied meanwhile");
+        try (Connection c = s.consumer().getConnection();
+            Statement st = c.createStatement()) {
+          st.executeUpdate("UPDATE drill_rules SET enabled = false WHERE name = 'reject-poison'");
+        }
+        faultAt = System.nanoTime();
+        Outcome outcome = operator.replay(letter.id());
+        detail.add("operator fixed the rule and replayed #" + letter.id() + ": " + outcome);
+      } else {
+        detail.add("no dead letter appeared: the poison event was not quarantined");
+      }
+      boolean settled = s.awaitSettled(null);
+      return Verdicts.outbox(
+          name, s.tally(), faultAt, s.caughtUpAt, settled, quarantined, detail, settings);
+    }
+  }
+
+  /** The service's database crashes under load and starts again. */
+  DrillResult databaseRestart(String name) throws Exception {
+    PostgresServer.Builder b = PostgresServer.embedded().durable(true);
+    if (!settings.protection()) {
+      // Commits acknowledged before their WAL is flushed; the WAL writer waits 10 s.
+      b.serverConfig("synchronous_commit", "off").serverConfig("wal_writer_delay", "10000ms");
+    }
+    try (PostgresServer serviceServer = b.start();
+        Scenario s =
+            new Scenario(name, settings, serviceServer, env.postgres(), env.kafka(), false)) {
+      List<String> detail = new ArrayList<>();
+      detail.add(
+          settings.protection()
+              ? "protection on: the service database's commits are durable (synchronous_commit on)"
+              : "protection OFF: the service database acknowledges commits before they are durable");
+      if (!env.postgres().isEmbedded()) {
+        detail.add(
+            "the given PostgreSQL is not restarted by a drill: the service database ran on an embedded server");
+      }
+      RoleProcess consumer = s.consumerProcess(null);
+      RoleProcess relay = s.relayProcess(null);
+      Scenario.awaitAllReady(consumer, relay);
+      int rate = Math.max(20, settings.events() / 8);
+      RoleProcess service = s.serviceProcess(null, rate);
+      service.awaitReady(Scenario.START);
+      TimeUnit.MILLISECONDS.sleep(2500);
+      serviceServer.crash();
+      long crashedAt = System.nanoTime();
+      TimeUnit.SECONDS.sleep(2);
+      serviceServer.startAgain();
+      long faultAt = System.nanoTime();
+      detail.add(
+          "service database crashed (immediate shutdown) and was back after "
+              + TimeUnit.NANOSECONDS.toMillis(faultAt - crashedAt)
+              + " ms");
+      boolean settled = s.awaitSettled(service);
+      return Verdicts.outbox(
+          name, s.tally(), faultAt, s.caughtUpAt, settled, true, detail, settings);
+    }
+  }
+
+  private String protectionLine(String protection) {
+    return settings.protection()
+        ? "protection on: " + protection
+        : "protection OFF: not " + protection;
+  }
+
+  static String point(String point, String action, int nth) {
+    return point + "=" + action + "@" + nth;
+  }
+}

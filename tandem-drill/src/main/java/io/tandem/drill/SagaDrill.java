@@ -1,0 +1,181 @@
+package io.tandem.drill;
+
+import io.tandem.core.ConfiguredFaults;
+import io.tandem.core.FaultInjector;
+import io.tandem.examples.checkout.CheckoutDemo;
+import io.tandem.examples.checkout.CheckoutDemoSettings;
+import io.tandem.examples.checkout.CheckoutInvariants;
+import io.tandem.examples.checkout.CheckoutSystem;
+import io.tandem.examples.checkout.OrchestratorMain;
+import io.tandem.examples.checkout.ShippingService;
+import io.tandem.saga.SagaStatus;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * {@code orchestrator-crash}: the checkout reference system (order, payment, inventory and shipping
+ * services, each with its own database) runs in the drill's process; its orchestrator runs as its
+ * own process and halts right after committing a step, in the middle of the sagas. A second
+ * orchestrator process takes over. The checker reads the sagas' states and the services' databases.
+ */
+final class SagaDrill {
+  private final DrillEnvironment env;
+  private final DrillSettings settings;
+
+  SagaDrill(DrillEnvironment env) {
+    this.env = env;
+    this.settings = env.settings();
+  }
+
+  DrillResult run(String name) throws Exception {
+    int sagas = Math.max(20, settings.events() / 10);
+    List<String> detail = new ArrayList<>();
+    detail.add(
+        settings.protection()
+            ? "protection on: a second orchestrator process resumes the sagas from the database"
+            : "protection OFF: no orchestrator resumes the sagas of the dead one");
+    try (CheckoutSystem system =
+        CheckoutSystem.builder()
+            .postgres(env.postgres())
+            .kafka(env.kafka())
+            .carrier(ShippingService.Carrier.flaky(0.2))
+            .stepTimeout(Duration.ofSeconds(5))
+            .orchestratorInProcess(false)
+            .start()) {
+      for (int p = 1; p <= CheckoutDemo.PRODUCTS; p++) {
+        system.inventory().addProduct("sku-" + p, 1000);
+      }
+      system.inventory().addProduct(CheckoutDemo.SOLD_OUT, 0);
+      Path dir = settings.workDir().resolve(name + "-" + system.topology().prefix());
+      int haltAt = sagas;
+      RoleProcess first =
+          orchestrator(
+              system,
+              dir,
+              "orchestrator-1",
+              Drills.point(FaultInjector.ORCHESTRATOR_AFTER_STEP, "halt", haltAt));
+      RoleProcess second = null;
+      try {
+        first.awaitOutput(OrchestratorMain.READY, Scenario.START);
+        CheckoutDemoSettings mix =
+            new CheckoutDemoSettings(
+                sagas, 1, 0.1, 0.1, 0.2, null, null, null, false, settings.timeout(), 7);
+        for (CheckoutDemo.Planned planned : CheckoutDemo.plan(mix)) {
+          system.checkout(planned.checkout());
+        }
+        int status = first.awaitExit(Duration.ofSeconds(90));
+        long faultAt = System.nanoTime();
+        boolean fired = status == ConfiguredFaults.HALT_STATUS && first.faultFired();
+        Map<SagaStatus, Long> atCrash = system.statusCounts();
+        long endedAtCrash = ended(atCrash);
+        detail.add(
+            "orchestrator halted after its step commit "
+                + haltAt
+                + ": "
+                + (fired ? "yes" : "NO, status " + status)
+                + "; sagas ended then: "
+                + endedAtCrash
+                + " of "
+                + sagas);
+        if (settings.protection()) {
+          second = orchestrator(system, dir, "orchestrator-2", null);
+          second.awaitOutput(OrchestratorMain.READY, Scenario.START);
+        }
+        Duration wait = settings.protection() ? settings.timeout() : Duration.ofSeconds(15);
+        boolean settled =
+            Scenario.await(
+                () -> {
+                  try {
+                    return ended(system.statusCounts()) >= sagas;
+                  } catch (SQLException e) {
+                    return false;
+                  }
+                },
+                wait);
+        long recovery = settled ? (System.nanoTime() - faultAt) / 1_000_000 : -1;
+        Map<SagaStatus, Long> end = system.statusCounts();
+        CheckoutInvariants inv = system.invariants();
+        long published = publishedCommands(system.orchestratorJdbcUrl());
+        long notEnded = sagas - ended(end);
+        detail.add(
+            "sagas: "
+                + end.get(SagaStatus.COMPLETED)
+                + " completed, "
+                + end.get(SagaStatus.COMPENSATED)
+                + " compensated, "
+                + notEnded
+                + " not ended (counted as lost); invariant violations (money, stock, order"
+                + " state) are counted as duplicate side effects: "
+                + inv.violationCount());
+        detail.add("duplicates delivered and order violations are not measured for sagas (0)");
+        inv.violations().forEach(v -> detail.add("invariant: " + v));
+        List<String> failures = new ArrayList<>();
+        if (!fired) {
+          failures.add("the fault did not happen as planned, so nothing was proven");
+        }
+        if (notEnded > 0) {
+          failures.add(notEnded + " saga(s) did not reach a terminal state");
+        }
+        if (!inv.ok()) {
+          failures.add(inv.violationCount() + " invariant violation(s)");
+        }
+        failures.forEach(f -> detail.add("FAIL: " + f));
+        return new DrillResult(
+            name,
+            failures.isEmpty() ? DrillResult.Verdict.PASS : DrillResult.Verdict.FAIL,
+            sagas,
+            published,
+            ended(end),
+            0,
+            inv.violationCount(),
+            notEnded,
+            0,
+            recovery,
+            detail);
+      } finally {
+        first.close();
+        if (second != null) {
+          second.close();
+        }
+      }
+    }
+  }
+
+  private static long ended(Map<SagaStatus, Long> counts) {
+    return counts.getOrDefault(SagaStatus.COMPLETED, 0L)
+        + counts.getOrDefault(SagaStatus.COMPENSATED, 0L);
+  }
+
+  private static RoleProcess orchestrator(
+      CheckoutSystem system, Path dir, String instance, String faults) {
+    return RoleProcess.start(
+        dir,
+        instance,
+        faults,
+        OrchestratorMain.class.getName(),
+        List.of(
+            system.orchestratorJdbcUrl(),
+            system.topology().bootstrapServers(),
+            system.topology().prefix(),
+            instance,
+            "PT5S"));
+  }
+
+  private static long publishedCommands(String jdbcUrl) throws SQLException {
+    try (Connection c = DriverManager.getConnection(jdbcUrl);
+        Statement s = c.createStatement();
+        ResultSet rs =
+            s.executeQuery("SELECT count(*) FROM tandem_outbox WHERE published_at IS NOT NULL")) {
+      rs.next();
+      return rs.getLong(1);
+    }
+  }
+}

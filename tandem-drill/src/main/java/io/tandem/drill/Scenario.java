@@ -1,0 +1,247 @@
+package io.tandem.drill;
+
+import io.tandem.jdbc.Migrations;
+import io.tandem.testkit.IsolatedDatabase;
+import io.tandem.testkit.KafkaBroker;
+import io.tandem.testkit.PostgresServer;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import javax.sql.DataSource;
+
+/**
+ * The outbox drills' system: a service database (business tables and outbox), a consumer database
+ * (effects and inbox), a topic the relay writes and the topic the consumer reads (the same one,
+ * unless a drill puts a faulty pipe between them), and the processes.
+ */
+final class Scenario implements AutoCloseable {
+  static final Duration START = Duration.ofSeconds(60);
+  static final int AGGREGATES = 20;
+
+  final String name;
+  final DrillSettings settings;
+  final KafkaBroker kafka;
+  final IsolatedDatabase serviceDb;
+  final IsolatedDatabase consumerDb;
+  final String relayTopic;
+  final String consumerTopic;
+  final Path dir;
+  final Path ackLog;
+  private final List<RoleProcess> processes = new ArrayList<>();
+  private int started;
+
+  Scenario(
+      String name,
+      DrillSettings settings,
+      PostgresServer serviceServer,
+      PostgresServer consumerServer,
+      KafkaBroker kafka,
+      boolean piped)
+      throws SQLException {
+    this.name = name;
+    this.settings = settings;
+    this.kafka = kafka;
+    this.serviceDb = serviceServer.createDatabase("drill_service");
+    this.consumerDb = consumerServer.createDatabase("drill_consumer");
+    Migrations.migrate(serviceDb.dataSource());
+    Migrations.migrate(consumerDb.dataSource());
+    DrillSchema.createServiceTables(serviceDb.dataSource(), AGGREGATES);
+    DrillSchema.createConsumerTables(consumerDb.dataSource());
+    String run = serviceDb.name().substring(serviceDb.name().lastIndexOf('_') + 1);
+    this.relayTopic = "tandem.drill." + name + "." + run;
+    this.consumerTopic = piped ? relayTopic + ".delivered" : relayTopic;
+    kafka.createTopic(relayTopic, 4);
+    if (piped) {
+      kafka.createTopic(consumerTopic, 4);
+    }
+    this.dir = settings.workDir().resolve(name + "-" + run);
+    this.ackLog = dir.resolve("service-acks.txt");
+  }
+
+  DataSource service() {
+    return serviceDb.dataSource();
+  }
+
+  DataSource consumer() {
+    return consumerDb.dataSource();
+  }
+
+  private RoleProcess track(RoleProcess p) {
+    processes.add(p);
+    return p;
+  }
+
+  RoleProcess consumerProcess(String faults, String... extra) {
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                "--jdbc-url",
+                consumerDb.jdbcUrl(),
+                "--kafka-bootstrap",
+                kafka.bootstrapServers(),
+                "--topic",
+                consumerTopic,
+                "--group",
+                "drill-" + relayTopic));
+    args.addAll(List.of(extra));
+    return track(RoleProcess.role(dir, "consumer-" + (++started), faults, "consumer", args));
+  }
+
+  RoleProcess relayProcess(String faults) {
+    String id = "relay-" + (++started);
+    return track(
+        RoleProcess.role(
+            dir,
+            id,
+            faults,
+            "relay",
+            List.of(
+                "--jdbc-url",
+                serviceDb.jdbcUrl(),
+                "--kafka-bootstrap",
+                kafka.bootstrapServers(),
+                "--topic",
+                relayTopic,
+                "--id",
+                id)));
+  }
+
+  RoleProcess serviceProcess(String faults, int rate, String... extra) {
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                "--jdbc-url", serviceDb.jdbcUrl(),
+                "--events", Integer.toString(settings.events()),
+                "--aggregates", Integer.toString(AGGREGATES),
+                "--rate", Integer.toString(rate),
+                "--kafka-bootstrap", kafka.bootstrapServers(),
+                "--topic", relayTopic,
+                "--ack-log", ackLog.toString()));
+    args.addAll(List.of(extra));
+    return track(RoleProcess.role(dir, "service-" + (++started), faults, "service", args));
+  }
+
+  static void awaitAllReady(RoleProcess... ps) throws InterruptedException {
+    for (RoleProcess p : ps) {
+      p.awaitReady(START);
+    }
+  }
+
+  long count(DataSource ds, String sql) throws SQLException {
+    try (Connection c = ds.getConnection();
+        Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery(sql)) {
+      rs.next();
+      return rs.getLong(1);
+    }
+  }
+
+  /**
+   * Waits until every change the service committed has its effect at the consumer and the consumer
+   * has received nothing new for a second; returns whether that happened in time.
+   */
+  boolean awaitSettled(RoleProcess service) throws InterruptedException {
+    return await(
+        () -> {
+          try {
+            if (service != null && service.isAlive()) {
+              return false;
+            }
+            long changes = count(service(), "SELECT count(*) FROM drill_changes");
+            long applied = count(consumer(), "SELECT count(DISTINCT event_id) FROM drill_effects");
+            boolean caughtUp = changes >= settings.events() && applied >= changes;
+            if (!caughtUp) {
+              caughtUpAt = 0;
+            } else if (caughtUpAt == 0) {
+              caughtUpAt = System.nanoTime();
+            }
+            return caughtUp && quiet();
+          } catch (SQLException e) {
+            return false; // a database restarting
+          }
+        },
+        settings.timeout());
+  }
+
+  /** When the consumer last caught up with every committed change (System.nanoTime), or 0. */
+  long caughtUpAt;
+
+  private long lastDeliveries = -1;
+  private long quietSince;
+
+  private boolean quiet() throws SQLException {
+    long deliveries = count(consumer(), "SELECT count(*) FROM drill_deliveries");
+    long now = System.nanoTime();
+    if (deliveries != lastDeliveries) {
+      lastDeliveries = deliveries;
+      quietSince = now;
+      return false;
+    }
+    return now - quietSince >= TimeUnit.SECONDS.toNanos(1);
+  }
+
+  static boolean await(BooleanSupplier condition, Duration timeout) throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (System.nanoTime() < deadline) {
+      if (condition.getAsBoolean()) {
+        return true;
+      }
+      TimeUnit.MILLISECONDS.sleep(200);
+    }
+    return condition.getAsBoolean();
+  }
+
+  Set<UUID> acknowledged() {
+    Set<UUID> ids = new HashSet<>();
+    if (Files.exists(ackLog)) {
+      try {
+        for (String line : Files.readAllLines(ackLog, StandardCharsets.UTF_8)) {
+          if (!line.isBlank()) {
+            ids.add(UUID.fromString(line.trim()));
+          }
+        }
+      } catch (IOException e) {
+        throw new IllegalStateException("cannot read " + ackLog, e);
+      }
+    }
+    return ids;
+  }
+
+  Tally tally() throws SQLException {
+    return Tally.read(
+        service(),
+        consumer(),
+        acknowledged(),
+        Broker.distinctIds(kafka.bootstrapServers(), relayTopic));
+  }
+
+  @Override
+  public void close() {
+    for (RoleProcess p : processes) {
+      try {
+        p.close();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    try {
+      serviceDb.close();
+    } catch (RuntimeException e) {
+      // a crashed server's database goes with the server
+    }
+    consumerDb.close();
+  }
+}
