@@ -128,6 +128,16 @@ public interface Dialect {
   String outboxMarkPublished();
 
   /**
+   * Whether {@link #outboxMarkPublished()} may run alone in auto-commit mode, one round trip, when
+   * a batch has nothing else to record: the statement relaxes its own commit as {@link
+   * #relayRecordPreamble()} would and needs no particular isolation level. When false the relay
+   * runs it in a transaction after the preamble.
+   */
+  default boolean outboxMarkPublishedStandsAlone() {
+    return false;
+  }
+
+  /**
    * Schedules one event for a later attempt, fenced. Parameters: delay in milliseconds, last_error,
    * error_class, row id, relay id (owner), epoch of the row's partition.
    */

@@ -272,14 +272,23 @@ public final class OutboxRelay implements AutoCloseable {
     // A full batch means a backlog: keep reading above the cursor while it is published. A
     // partial one means the relay has caught up: the next read waits for it and starts from the
     // beginning, so a row that committed late with a smaller id is never passed over for long.
-    boolean backlog = read.size() == batchSize;
+    if (read.size() < batchSize) {
+      // Caught up: publish and record on this thread (no hand-over to the pipeline, whose thread
+      // would only add a wake-up to the latency), then let the batches in flight finish.
+      try {
+        publishAndRecord(read, owned);
+      } catch (FaultInjector.SimulatedCrash crash) {
+        throw crash;
+      } catch (RuntimeException e) {
+        // logged by publishAndRecord; nothing was marked, the batch is read again
+      }
+      drain();
+      return read.size();
+    }
     cursor = read.get(read.size() - 1).rowId();
     inFlight.add(pipeline.submit(() -> publishAndRecord(read, owned)));
     while (inFlight.size() >= PIPELINE_DEPTH) {
       await(inFlight.poll());
-    }
-    if (!backlog) {
-      drain();
     }
     return read.size();
   }

@@ -94,6 +94,19 @@ public final class OutboxStore {
   public int record(
       String relayId, OwnedPartitions owned, List<Long> acknowledged, List<Failure> failures) {
     try {
+      if (failures.isEmpty() && dialect.outboxMarkPublishedStandsAlone()) {
+        if (acknowledged.isEmpty()) {
+          return 0;
+        }
+        try (Connection conn = dataSource.getConnection()) {
+          if (conn.getAutoCommit()) {
+            return markPublished(conn, relayId, owned, acknowledged); // one round trip
+          }
+          // a pool that hands out connections in manual-commit mode
+          return Transactions.inTransaction(
+              conn, c -> markPublished(c, relayId, owned, acknowledged));
+        }
+      }
       return Transactions.inTransaction(
           dataSource,
           dialect.relayIsolation(),
