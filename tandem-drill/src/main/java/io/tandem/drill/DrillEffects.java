@@ -13,6 +13,10 @@ final class DrillEffects {
   /** The marker in a payload that makes the consumer refuse the event while its rule is on. */
   static final String POISON = "\"poison\":true";
 
+  /** The outbox stores payloads as jsonb, which re-spaces them on the way. */
+  private static final java.util.regex.Pattern POISONED =
+      java.util.regex.Pattern.compile("\"poison\"\\s*:\\s*true");
+
   private DrillEffects() {}
 
   /**
@@ -21,7 +25,7 @@ final class DrillEffects {
    * enabled.
    */
   static void apply(Connection c, Event event) throws SQLException {
-    if (event.payload().contains(POISON) && rejectsPoison(c)) {
+    if (POISONED.matcher(event.payload()).find() && rejectsPoison(c)) {
       throw new PermanentHandlerException(
           "event " + event.eventId() + " is poison: the rule reject-poison refuses it");
     }

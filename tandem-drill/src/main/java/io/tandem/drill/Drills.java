@@ -66,7 +66,7 @@ final class Drills {
       second.awaitReady(Scenario.START);
       boolean settled = s.awaitSettled(second);
       return Verdicts.outbox(
-          name, s.tally(), faultAt, s.caughtUpAt, settled, fired, detail, settings);
+          name, s.tally(), faultAt, s.caughtUpAt, s.stalled, settled, fired, detail, settings);
     }
   }
 
@@ -74,7 +74,7 @@ final class Drills {
   DrillResult relayCrashAfterAck(String name) throws Exception {
     try (Scenario s = scenario(name, false)) {
       List<String> detail = new ArrayList<>();
-      detail.add(protectionLine("the consumer applies events through its inbox"));
+      detail.add(protectionLine(INBOX, NO_INBOX));
       RoleProcess consumer = s.consumerProcess(null, consumerMode());
       RoleProcess doomed = s.relayProcess(point(FaultInjector.RELAY_AFTER_ACK, "halt", 2));
       Scenario.awaitAllReady(consumer, doomed);
@@ -89,7 +89,7 @@ final class Drills {
       successor.awaitReady(Scenario.START);
       boolean settled = s.awaitSettled(service);
       return Verdicts.outbox(
-          name, s.tally(), faultAt, s.caughtUpAt, settled, fired, detail, settings);
+          name, s.tally(), faultAt, s.caughtUpAt, s.stalled, settled, fired, detail, settings);
     }
   }
 
@@ -130,7 +130,7 @@ final class Drills {
               + " changes meanwhile");
       boolean settled = s.awaitSettled(service);
       return Verdicts.outbox(
-          name, s.tally(), faultAt, s.caughtUpAt, settled, during > 0, detail, settings);
+          name, s.tally(), faultAt, s.caughtUpAt, s.stalled, settled, during > 0, detail, settings);
     } finally {
       if (own != null) {
         own.close();
@@ -154,7 +154,7 @@ final class Drills {
           return out;
         },
         "every other message delivered a second time",
-        "the consumer applies events through its inbox",
+        protectionLine(INBOX, NO_INBOX),
         consumerMode());
   }
 
@@ -168,7 +168,9 @@ final class Drills {
           return out;
         },
         "all messages delivered in a shuffled order",
-        "the consumer's ordering guard parks early versions",
+        protectionLine(
+            "the consumer's ordering guard parks early versions",
+            "the consumer applies events as they come (ordering guard off)"),
         settings.protection() ? new String[0] : new String[] {"--unordered"});
   }
 
@@ -181,7 +183,7 @@ final class Drills {
       throws Exception {
     try (Scenario s = scenario(name, true)) {
       List<String> detail = new ArrayList<>();
-      detail.add(protectionLine(protectionText));
+      detail.add(protectionText);
       RoleProcess consumer = s.consumerProcess(null, consumerArgs);
       RoleProcess relay = s.relayProcess(null);
       RoleProcess service = s.serviceProcess(null, 0);
@@ -214,7 +216,15 @@ final class Drills {
               + " delivered");
       boolean settled = published && s.awaitSettled(null);
       return Verdicts.outbox(
-          name, s.tally(), faultAt, s.caughtUpAt, settled, !records.isEmpty(), detail, settings);
+          name,
+          s.tally(),
+          faultAt,
+          s.caughtUpAt,
+          s.stalled,
+          settled,
+          !records.isEmpty(),
+          detail,
+          settings);
     }
   }
 
@@ -222,7 +232,7 @@ final class Drills {
   DrillResult consumerCrashAfterCommit(String name) throws Exception {
     try (Scenario s = scenario(name, false)) {
       List<String> detail = new ArrayList<>();
-      detail.add(protectionLine("the consumer applies events through its inbox"));
+      detail.add(protectionLine(INBOX, NO_INBOX));
       int haltAt = Math.max(1, settings.events() / 3);
       RoleProcess doomed =
           s.consumerProcess(
@@ -242,7 +252,7 @@ final class Drills {
       successor.awaitReady(Scenario.START);
       boolean settled = s.awaitSettled(service);
       return Verdicts.outbox(
-          name, s.tally(), faultAt, s.caughtUpAt, settled, fired, detail, settings);
+          name, s.tally(), faultAt, s.caughtUpAt, s.stalled, settled, fired, detail, settings);
     }
   }
 
@@ -251,10 +261,9 @@ final class Drills {
     try (Scenario s = scenario(name, false)) {
       List<String> detail = new ArrayList<>();
       detail.add(
-          protectionLine("failing events are dead-lettered (quarantined) and replayable")
-              .replace(
-                  "protection OFF: not",
-                  "protection OFF: the consumer logs and drops a failing event;"));
+          protectionLine(
+              "failing events are dead-lettered (quarantined) and replayable",
+              "the consumer logs and drops an event whose effect fails"));
       int poisonAt = settings.events() / 2;
       RoleProcess consumer = s.consumerProcess(null, consumerMode());
       RoleProcess relay = s.relayProcess(null);
@@ -270,7 +279,7 @@ final class Drills {
       boolean quarantined =
           Scenario.await(
               () -> !operator.deadLetters(DeadLetterStatus.DEAD, 0, 10).isEmpty(),
-              Duration.ofSeconds(settings.protection() ? settings.timeout().toSeconds() : 15));
+              Duration.ofSeconds(settings.protection() ? settings.timeout().toSeconds() : 10));
       long faultAt = System.nanoTime();
       if (quarantined) {
         long appliedBefore = s.count(s.consumer(), "SELECT count(*) FROM drill_effects");
@@ -297,7 +306,15 @@ final class Drills {
       }
       boolean settled = s.awaitSettled(null);
       return Verdicts.outbox(
-          name, s.tally(), faultAt, s.caughtUpAt, settled, quarantined, detail, settings);
+          name,
+          s.tally(),
+          faultAt,
+          s.caughtUpAt,
+          s.stalled,
+          settled,
+          quarantined,
+          detail,
+          settings);
     }
   }
 
@@ -311,6 +328,11 @@ final class Drills {
     try (PostgresServer serviceServer = b.start();
         Scenario s =
             new Scenario(name, settings, serviceServer, env.postgres(), env.kafka(), false)) {
+      // The drill's schema must survive the crash in any case: make it durable now.
+      try (Connection c = s.service().getConnection();
+          Statement st = c.createStatement()) {
+        st.execute("CHECKPOINT");
+      }
       List<String> detail = new ArrayList<>();
       detail.add(
           settings.protection()
@@ -338,15 +360,17 @@ final class Drills {
               + " ms");
       boolean settled = s.awaitSettled(service);
       return Verdicts.outbox(
-          name, s.tally(), faultAt, s.caughtUpAt, settled, true, detail, settings);
+          name, s.tally(), faultAt, s.caughtUpAt, s.stalled, settled, true, detail, settings);
     }
   }
 
-  private String protectionLine(String protection) {
-    return settings.protection()
-        ? "protection on: " + protection
-        : "protection OFF: not " + protection;
+  private String protectionLine(String on, String off) {
+    return settings.protection() ? "protection on: " + on : "protection OFF: " + off;
   }
+
+  private static final String INBOX = "the consumer applies events through its inbox";
+  private static final String NO_INBOX =
+      "the consumer applies events without its inbox (no duplicate check)";
 
   static String point(String point, String action, int nth) {
     return point + "=" + action + "@" + nth;

@@ -308,6 +308,9 @@ public final class RoleMain {
             .bootstrapServers(a.required("kafka-bootstrap"))
             .groupId(a.required("group"))
             .topics(List.of(a.required("topic")))
+            // A dead member's partitions move after 6 s instead of the default 45 s.
+            .consumerProperty("session.timeout.ms", "6000")
+            .consumerProperty("heartbeat.interval.ms", "1500")
             .build();
     MessageSource source = new LoggingSource(kafka, ds);
     AutoCloseable running;

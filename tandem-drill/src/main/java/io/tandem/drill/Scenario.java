@@ -149,19 +149,34 @@ final class Scenario implements AutoCloseable {
     }
   }
 
+  /** How long the system may make no progress at all before a drill stops waiting for it. */
+  static final Duration STALL = Duration.ofSeconds(20);
+
   /**
    * Waits until every change the service committed has its effect at the consumer and the consumer
-   * has received nothing new for a second; returns whether that happened in time.
+   * has received nothing new for a second; returns whether that happened in time. Gives up early
+   * when, the service done, nothing at all moved for {@link #STALL}: a broken system that lost
+   * events never catches up, and waiting out the whole timeout would prove nothing more.
    */
   boolean awaitSettled(RoleProcess service) throws InterruptedException {
+    long[] progress = {-1, System.nanoTime()};
     return await(
         () -> {
           try {
             if (service != null && service.isAlive()) {
+              progress[1] = System.nanoTime();
               return false;
             }
             long changes = count(service(), "SELECT count(*) FROM drill_changes");
             long applied = count(consumer(), "SELECT count(DISTINCT event_id) FROM drill_effects");
+            long moved =
+                changes + applied + count(consumer(), "SELECT count(*) FROM drill_deliveries");
+            if (moved != progress[0]) {
+              progress[0] = moved;
+              progress[1] = System.nanoTime();
+            } else if (System.nanoTime() - progress[1] > STALL.toNanos()) {
+              stalled = true;
+            }
             boolean caughtUp = changes >= settings.events() && applied >= changes;
             if (!caughtUp) {
               caughtUpAt = 0;
@@ -170,11 +185,16 @@ final class Scenario implements AutoCloseable {
             }
             return caughtUp && quiet();
           } catch (SQLException e) {
+            progress[1] = System.nanoTime();
             return false; // a database restarting
           }
         },
-        settings.timeout());
+        settings.timeout(),
+        () -> stalled);
   }
+
+  /** Whether the last {@link #awaitSettled} gave up because nothing moved any more. */
+  boolean stalled;
 
   /** When the consumer last caught up with every committed change (System.nanoTime), or 0. */
   long caughtUpAt;
@@ -182,6 +202,7 @@ final class Scenario implements AutoCloseable {
   private long lastDeliveries = -1;
   private long quietSince;
 
+  /** Whether the consumer received nothing new for a second (late redeliveries included). */
   private boolean quiet() throws SQLException {
     long deliveries = count(consumer(), "SELECT count(*) FROM drill_deliveries");
     long now = System.nanoTime();
@@ -194,10 +215,18 @@ final class Scenario implements AutoCloseable {
   }
 
   static boolean await(BooleanSupplier condition, Duration timeout) throws InterruptedException {
+    return await(condition, timeout, () -> false);
+  }
+
+  static boolean await(BooleanSupplier condition, Duration timeout, BooleanSupplier giveUp)
+      throws InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (System.nanoTime() < deadline) {
       if (condition.getAsBoolean()) {
         return true;
+      }
+      if (giveUp.getAsBoolean()) {
+        return false;
       }
       TimeUnit.MILLISECONDS.sleep(200);
     }

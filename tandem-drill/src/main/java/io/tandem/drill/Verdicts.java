@@ -13,6 +13,7 @@ final class Verdicts {
       Tally t,
       long faultAtNanos,
       long caughtUpAtNanos,
+      boolean stalled,
       boolean settled,
       boolean faultHappened,
       List<String> detail,
@@ -23,7 +24,12 @@ final class Verdicts {
       failures.add("the fault did not happen as planned, so nothing was proven");
     }
     if (!settled) {
-      failures.add("the system did not settle within " + settings.timeout().toSeconds() + " s");
+      failures.add(
+          stalled
+              ? "the system stopped making progress for "
+                  + Scenario.STALL.toSeconds()
+                  + " s before every committed event had its effect"
+              : "the system did not settle within " + settings.timeout().toSeconds() + " s");
     }
     if (t.committed() < settings.events()) {
       failures.add(
