@@ -20,11 +20,13 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.Deque;
+import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -133,6 +135,12 @@ public final class OutboxRelay implements AutoCloseable {
   private static final int PIPELINE_DEPTH = 2;
   private final ExecutorService pipeline;
   private final ArrayDeque<Future<?>> inFlight = new ArrayDeque<>();
+  // Caught-up batches: acknowledged rows whose mark the recorder thread has not committed yet (the
+  // worker leaves them out of its reads until then), and the marks queued or running.
+  private static final int RECORDS_QUEUED = 4;
+  private final ExecutorService recorder;
+  private final ArrayDeque<PendingRecord> recording = new ArrayDeque<>();
+  private final Set<Long> unrecorded = new HashSet<>();
   private long cursor;
   private volatile FaultInjector.SimulatedCrash crashed;
 
@@ -168,6 +176,13 @@ public final class OutboxRelay implements AutoCloseable {
             PIPELINE_DEPTH,
             r -> {
               Thread t = new Thread(r, "tandem-relay-" + b.relayId + "-publisher");
+              t.setDaemon(true);
+              return t;
+            });
+    this.recorder =
+        Executors.newSingleThreadExecutor(
+            r -> {
+              Thread t = new Thread(r, "tandem-relay-" + b.relayId + "-recorder");
               t.setDaemon(true);
               return t;
             });
@@ -233,6 +248,14 @@ public final class OutboxRelay implements AutoCloseable {
    * batch, or an empty read, the pipeline drains and the next read starts from the beginning again,
    * so rows held back by the cursor, and rows that committed late with a smaller id, are read soon.
    *
+   * <p>A partial batch is published on the worker thread itself, and its acknowledged rows are
+   * marked by the recorder thread while the worker reads and publishes the next one: the mark is no
+   * longer between a commit and the next read. Until the recorder has committed their mark, those
+   * rows are left out of every read (they are still unpublished in the table); an event whose
+   * earlier version is among them may go, since that version was acknowledged. A batch with a
+   * failure is recorded on the worker thread, after the queued marks, before anything more is read,
+   * so that retries and quarantines hold back later versions as usual.
+   *
    * @return events read; -1 when the pipeline was drained and the caller should look again at once
    */
   private int cycle(boolean pipelined) {
@@ -247,22 +270,31 @@ public final class OutboxRelay implements AutoCloseable {
       return 0;
     }
     long from = pipelined ? cursor : 0;
+    reapRecords();
     long readStart = System.nanoTime();
-    List<ClaimedEvent> read = store.claim(owned, from, batchSize);
+    List<ClaimedEvent> claimed = store.claim(owned, from, batchSize);
     long readNanos = System.nanoTime() - readStart;
     if (log.isTraceEnabled()) {
       log.trace(
           "relay {}: read {} events above row {} in {} us",
           relayId,
-          read.size(),
+          claimed.size(),
           from,
           readNanos / 1000);
     }
-    if (read.isEmpty()) {
+    if (claimed.isEmpty()) {
       if (inFlight.isEmpty()) {
         return 0;
       }
       drain();
+      return -1;
+    }
+    List<ClaimedEvent> read =
+        unrecorded.isEmpty()
+            ? claimed
+            : claimed.stream().filter(c -> !unrecorded.contains(c.rowId())).toList();
+    if (read.isEmpty()) {
+      awaitRecords(); // all it read is acknowledged and being marked: look again once marked
       return -1;
     }
     if (!pipelined) {
@@ -272,28 +304,36 @@ public final class OutboxRelay implements AutoCloseable {
     // A full batch means a backlog: keep reading above the cursor while it is published. A
     // partial one means the relay has caught up: the next read waits for it and starts from the
     // beginning, so a row that committed late with a smaller id is never passed over for long.
-    if (read.size() < batchSize) {
-      // Caught up: publish and record on this thread (no hand-over to the pipeline, whose thread
-      // would only add a wake-up to the latency), then let the batches in flight finish.
+    if (claimed.size() < batchSize) {
+      // Caught up: publish on this thread (no hand-over to the pipeline, whose thread would only
+      // add a wake-up to the latency), mark on the recorder thread, let the full batches finish.
       try {
-        publishAndRecord(read, owned);
+        publish(read, owned, true);
       } catch (FaultInjector.SimulatedCrash crash) {
         throw crash;
       } catch (RuntimeException e) {
-        // logged by publishAndRecord; nothing was marked, the batch is read again
+        // logged by publish; nothing was marked, the batch is read again
       }
-      drain();
+      drainBatches();
       return read.size();
     }
-    cursor = read.get(read.size() - 1).rowId();
+    cursor = claimed.get(claimed.size() - 1).rowId();
     inFlight.add(pipeline.submit(() -> publishAndRecord(read, owned)));
     while (inFlight.size() >= PIPELINE_DEPTH) {
       await(inFlight.poll());
     }
-    return read.size();
+    return claimed.size(); // a full read: look again at once
   }
 
   private void publishAndRecord(List<ClaimedEvent> batch, OwnedPartitions owned) {
+    publish(batch, owned, false);
+  }
+
+  /**
+   * Publishes the batch and records its outcome: on this thread, or with {@code recordLater} and no
+   * failure in the batch, on the recorder thread (the rows stay out of reads until then).
+   */
+  private void publish(List<ClaimedEvent> batch, OwnedPartitions owned, boolean recordLater) {
     try {
       Timer.Sample sample = Timer.start(meters);
       faults.reached(FaultInjector.RELAY_AFTER_CLAIM);
@@ -303,6 +343,13 @@ public final class OutboxRelay implements AutoCloseable {
       faults.reached(FaultInjector.RELAY_AFTER_ACK);
       long publishNanos = sample.stop(batchTimer);
       long recordStart = System.nanoTime();
+      if (recordLater && failures.isEmpty()) {
+        recordLater(owned, acknowledged);
+        return;
+      }
+      if (recordLater) {
+        awaitRecords(); // marks go in order; retries and quarantines are in place before a read
+      }
       record(owned, acknowledged, failures);
       if (log.isTraceEnabled()) {
         log.trace(
@@ -353,13 +400,58 @@ public final class OutboxRelay implements AutoCloseable {
     }
   }
 
-  /** Waits until every batch in flight is published and recorded; the next read starts at 0. */
-  private void drain() {
+  private void recordLater(OwnedPartitions owned, List<Long> acknowledged) {
+    if (acknowledged.isEmpty()) {
+      return;
+    }
+    unrecorded.addAll(acknowledged);
+    recording.add(
+        new PendingRecord(
+            recorder.submit(() -> record(owned, acknowledged, List.of())), acknowledged));
+    while (recording.size() > RECORDS_QUEUED) {
+      PendingRecord oldest = recording.poll();
+      await(oldest.done());
+      unrecorded.removeAll(oldest.rows());
+    }
+  }
+
+  /**
+   * Forgets the rows of finished marks (committed, or failed and so due again). Called before a
+   * read only, so that a read never starts before the mark of a row it no longer leaves out.
+   */
+  private void reapRecords() {
+    while (!recording.isEmpty() && recording.peek().done().isDone()) {
+      unrecorded.removeAll(recording.poll().rows());
+    }
+  }
+
+  /** Waits until every queued mark is done. */
+  private void awaitRecords() {
+    while (!recording.isEmpty()) {
+      PendingRecord next = recording.poll();
+      await(next.done());
+      unrecorded.removeAll(next.rows());
+    }
+  }
+
+  /** A mark queued on the recorder thread and the rows it marks. */
+  private record PendingRecord(Future<?> done, List<Long> rows) {}
+
+  /**
+   * Waits until every full batch in flight is published and recorded; the next read starts at 0.
+   */
+  private void drainBatches() {
     while (!inFlight.isEmpty()) {
       await(inFlight.poll());
     }
     cursor = 0;
     rethrowCrash();
+  }
+
+  /** Waits until every batch in flight and every queued mark is done; the next read starts at 0. */
+  private void drain() {
+    drainBatches();
+    awaitRecords();
   }
 
   private static void await(Future<?> batch) {
@@ -542,9 +634,11 @@ public final class OutboxRelay implements AutoCloseable {
       drain();
       releasePartitions();
       pipeline.shutdown();
+      recorder.shutdown();
       state = State.STOPPED;
     } catch (FaultInjector.SimulatedCrash crash) {
       pipeline.shutdownNow(); // a dead process publishes and records nothing more
+      recorder.shutdownNow();
       state = State.CRASHED;
       closeListener();
       log.warn(
@@ -656,6 +750,7 @@ public final class OutboxRelay implements AutoCloseable {
     }
     closeListener();
     pipeline.shutdown();
+    recorder.shutdown();
   }
 
   private void closeListener() {
