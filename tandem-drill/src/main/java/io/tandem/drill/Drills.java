@@ -1,6 +1,5 @@
 package io.tandem.drill;
 
-import io.tandem.core.ConfiguredFaults;
 import io.tandem.core.FaultInjector;
 import io.tandem.inbox.DeadLetter;
 import io.tandem.inbox.DeadLetterStatus;
@@ -20,7 +19,6 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 /** The outbox and consumer drills. Each returns what its checker read back. */
 final class Drills {
-  private static final Duration EXIT = Duration.ofSeconds(90);
 
   private final DrillEnvironment env;
   private final DrillSettings settings;
@@ -52,16 +50,10 @@ final class Drills {
       int haltAt = Math.max(1, settings.events() / 3);
       RoleProcess first =
           s.serviceProcess(
-              point(FaultInjector.SERVICE_AFTER_COMMIT, "halt", haltAt), 0, "--mode", mode);
+              Faults.point(FaultInjector.SERVICE_AFTER_COMMIT, "halt", haltAt), 0, "--mode", mode);
       Scenario.awaitAllReady(consumer, relay);
-      int status = first.awaitExit(EXIT);
+      boolean fired = Faults.diedAtItsFault(first, "service halted after commit " + haltAt, detail);
       long faultAt = System.nanoTime();
-      boolean fired = status == ConfiguredFaults.HALT_STATUS && first.faultFired();
-      detail.add(
-          "service halted after commit "
-              + haltAt
-              + ": "
-              + (fired ? "yes" : "NO, status " + status));
       RoleProcess second = s.serviceProcess(null, 0, "--mode", mode);
       second.awaitReady(Scenario.START);
       boolean settled = s.awaitSettled(second);
@@ -76,15 +68,13 @@ final class Drills {
       List<String> detail = new ArrayList<>();
       detail.add(protectionLine(INBOX, NO_INBOX));
       RoleProcess consumer = s.consumerProcess(null, consumerMode());
-      RoleProcess doomed = s.relayProcess(point(FaultInjector.RELAY_AFTER_ACK, "halt", 2));
+      RoleProcess doomed = s.relayProcess(Faults.point(FaultInjector.RELAY_AFTER_ACK, "halt", 2));
       Scenario.awaitAllReady(consumer, doomed);
       RoleProcess service = s.serviceProcess(null, Math.max(20, settings.events() / 5));
-      int status = doomed.awaitExit(EXIT);
+      boolean fired =
+          Faults.diedAtItsFault(
+              doomed, "relay halted after the broker's ack of its 2nd batch", detail);
       long faultAt = System.nanoTime();
-      boolean fired = status == ConfiguredFaults.HALT_STATUS && doomed.faultFired();
-      detail.add(
-          "relay halted after the broker's ack of its 2nd batch: "
-              + (fired ? "yes" : "NO, status " + status));
       RoleProcess successor = s.relayProcess(null);
       successor.awaitReady(Scenario.START);
       boolean settled = s.awaitSettled(service);
@@ -188,7 +178,7 @@ final class Drills {
       RoleProcess relay = s.relayProcess(null);
       RoleProcess service = s.serviceProcess(null, 0);
       Scenario.awaitAllReady(consumer, relay);
-      service.awaitExit(EXIT);
+      service.awaitExit(Faults.EXIT);
       boolean published =
           Scenario.await(
               () -> {
@@ -236,18 +226,14 @@ final class Drills {
       int haltAt = Math.max(1, settings.events() / 3);
       RoleProcess doomed =
           s.consumerProcess(
-              point(FaultInjector.CONSUMER_AFTER_COMMIT, "halt", haltAt), consumerMode());
+              Faults.point(FaultInjector.CONSUMER_AFTER_COMMIT, "halt", haltAt), consumerMode());
       RoleProcess relay = s.relayProcess(null);
       Scenario.awaitAllReady(doomed, relay);
       RoleProcess service = s.serviceProcess(null, 0);
-      int status = doomed.awaitExit(EXIT);
+      boolean fired =
+          Faults.diedAtItsFault(
+              doomed, "consumer halted after commit " + haltAt + ", before its ack", detail);
       long faultAt = System.nanoTime();
-      boolean fired = status == ConfiguredFaults.HALT_STATUS && doomed.faultFired();
-      detail.add(
-          "consumer halted after commit "
-              + haltAt
-              + ", before its ack: "
-              + (fired ? "yes" : "NO, status " + status));
       RoleProcess successor = s.consumerProcess(null, consumerMode());
       successor.awaitReady(Scenario.START);
       boolean settled = s.awaitSettled(service);
@@ -269,7 +255,7 @@ final class Drills {
       RoleProcess relay = s.relayProcess(null);
       Scenario.awaitAllReady(consumer, relay);
       RoleProcess service = s.serviceProcess(null, 0, "--poison-at", Integer.toString(poisonAt));
-      service.awaitExit(EXIT);
+      service.awaitExit(Faults.EXIT);
       InboxProcessor operator =
           InboxProcessor.builder()
               .dataSource(s.consumer())
@@ -371,8 +357,4 @@ final class Drills {
   private static final String INBOX = "the consumer applies events through its inbox";
   private static final String NO_INBOX =
       "the consumer applies events without its inbox (no duplicate check)";
-
-  static String point(String point, String action, int nth) {
-    return point + "=" + action + "@" + nth;
-  }
 }

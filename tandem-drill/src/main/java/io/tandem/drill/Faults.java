@@ -1,0 +1,28 @@
+package io.tandem.drill;
+
+import io.tandem.core.ConfiguredFaults;
+import java.time.Duration;
+import java.util.List;
+
+/** Whether a drill's process died where the drill told it to, and not for another reason. */
+final class Faults {
+  static final Duration EXIT = Duration.ofSeconds(90);
+
+  private Faults() {}
+
+  /**
+   * Waits for {@code process} to end and records in {@code detail} whether it halted at its
+   * configured fault point (exit status 137 after a {@code TANDEM-FAULT} line).
+   */
+  static boolean diedAtItsFault(RoleProcess process, String what, List<String> detail)
+      throws InterruptedException {
+    int status = process.awaitExit(EXIT);
+    boolean fired = status == ConfiguredFaults.HALT_STATUS && process.faultFired();
+    detail.add(what + ": " + (fired ? "yes" : "NO, exit status " + status));
+    return fired;
+  }
+
+  static String point(String point, String action, int nth) {
+    return point + "=" + action + "@" + nth;
+  }
+}
