@@ -52,13 +52,13 @@ final class Drills {
           s.serviceProcess(
               Faults.point(FaultInjector.SERVICE_AFTER_COMMIT, "halt", haltAt), 0, "--mode", mode);
       Scenario.awaitAllReady(consumer, relay);
-      boolean fired = Faults.diedAtItsFault(first, "service halted after commit " + haltAt, detail);
-      long faultAt = System.nanoTime();
-      RoleProcess second = s.serviceProcess(null, 0, "--mode", mode);
-      second.awaitReady(Scenario.START);
-      boolean settled = s.awaitSettled(second);
-      return Verdicts.outbox(
-          name, s.tally(), faultAt, s.caughtUpAt, s.stalled, settled, fired, detail, settings);
+      return replaceAfterFault(
+          s,
+          first,
+          "service halted after commit " + haltAt,
+          () -> s.serviceProcess(null, 0, "--mode", mode),
+          null,
+          detail);
     }
   }
 
@@ -71,15 +71,13 @@ final class Drills {
       RoleProcess doomed = s.relayProcess(Faults.point(FaultInjector.RELAY_AFTER_ACK, "halt", 2));
       Scenario.awaitAllReady(consumer, doomed);
       RoleProcess service = s.serviceProcess(null, Math.max(20, settings.events() / 5));
-      boolean fired =
-          Faults.diedAtItsFault(
-              doomed, "relay halted after the broker's ack of its 2nd batch", detail);
-      long faultAt = System.nanoTime();
-      RoleProcess successor = s.relayProcess(null);
-      successor.awaitReady(Scenario.START);
-      boolean settled = s.awaitSettled(service);
-      return Verdicts.outbox(
-          name, s.tally(), faultAt, s.caughtUpAt, s.stalled, settled, fired, detail, settings);
+      return replaceAfterFault(
+          s,
+          doomed,
+          "relay halted after the broker's ack of its 2nd batch",
+          () -> s.relayProcess(null),
+          service,
+          detail);
     }
   }
 
@@ -119,8 +117,7 @@ final class Drills {
               + during
               + " changes meanwhile");
       boolean settled = s.awaitSettled(service);
-      return Verdicts.outbox(
-          name, s.tally(), faultAt, s.caughtUpAt, s.stalled, settled, during > 0, detail, settings);
+      return s.verdict(faultAt, settled, during > 0, detail);
     } finally {
       if (own != null) {
         own.close();
@@ -205,16 +202,7 @@ final class Drills {
               + delivered.size()
               + " delivered");
       boolean settled = published && s.awaitSettled(null);
-      return Verdicts.outbox(
-          name,
-          s.tally(),
-          faultAt,
-          s.caughtUpAt,
-          s.stalled,
-          settled,
-          !records.isEmpty(),
-          detail,
-          settings);
+      return s.verdict(faultAt, settled, !records.isEmpty(), detail);
     }
   }
 
@@ -230,15 +218,13 @@ final class Drills {
       RoleProcess relay = s.relayProcess(null);
       Scenario.awaitAllReady(doomed, relay);
       RoleProcess service = s.serviceProcess(null, 0);
-      boolean fired =
-          Faults.diedAtItsFault(
-              doomed, "consumer halted after commit " + haltAt + ", before its ack", detail);
-      long faultAt = System.nanoTime();
-      RoleProcess successor = s.consumerProcess(null, consumerMode());
-      successor.awaitReady(Scenario.START);
-      boolean settled = s.awaitSettled(service);
-      return Verdicts.outbox(
-          name, s.tally(), faultAt, s.caughtUpAt, s.stalled, settled, fired, detail, settings);
+      return replaceAfterFault(
+          s,
+          doomed,
+          "consumer halted after commit " + haltAt + ", before its ack",
+          () -> s.consumerProcess(null, consumerMode()),
+          service,
+          detail);
     }
   }
 
@@ -291,16 +277,7 @@ final class Drills {
         detail.add("no dead letter appeared: the poison event was not quarantined");
       }
       boolean settled = s.awaitSettled(null);
-      return Verdicts.outbox(
-          name,
-          s.tally(),
-          faultAt,
-          s.caughtUpAt,
-          s.stalled,
-          settled,
-          quarantined,
-          detail,
-          settings);
+      return s.verdict(faultAt, settled, quarantined, detail);
     }
   }
 
@@ -345,9 +322,29 @@ final class Drills {
               + TimeUnit.NANOSECONDS.toMillis(faultAt - crashedAt)
               + " ms");
       boolean settled = s.awaitSettled(service);
-      return Verdicts.outbox(
-          name, s.tally(), faultAt, s.caughtUpAt, s.stalled, settled, true, detail, settings);
+      return s.verdict(faultAt, settled, true, detail);
     }
+  }
+
+  /**
+   * The common shape of the process-death drills: {@code doomed} dies at its fault point, a {@code
+   * replacement} starts, and the system must settle (with {@code service} done writing; null when
+   * the replacement is the service itself).
+   */
+  private static DrillResult replaceAfterFault(
+      Scenario s,
+      RoleProcess doomed,
+      String what,
+      java.util.function.Supplier<RoleProcess> replacement,
+      RoleProcess service,
+      List<String> detail)
+      throws Exception {
+    boolean fired = Faults.diedAtItsFault(doomed, what, detail);
+    long faultAt = System.nanoTime();
+    RoleProcess successor = replacement.get();
+    successor.awaitReady(Scenario.START);
+    boolean settled = s.awaitSettled(service != null ? service : successor);
+    return s.verdict(faultAt, settled, fired, detail);
   }
 
   private String protectionLine(String on, String off) {

@@ -249,6 +249,14 @@ final class Scenario implements AutoCloseable {
     return ids;
   }
 
+  /** What the checker reads now, judged: see {@link Verdicts#outbox}. */
+  DrillResult verdict(
+      long faultAtNanos, boolean settled, boolean faultHappened, List<String> detail)
+      throws SQLException {
+    return Verdicts.outbox(
+        name, tally(), faultAtNanos, caughtUpAt, stalled, settled, faultHappened, detail, settings);
+  }
+
   Tally tally() throws SQLException {
     return Tally.read(
         service(),
