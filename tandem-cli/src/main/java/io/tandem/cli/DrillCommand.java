@@ -27,7 +27,7 @@ import picocli.CommandLine.Parameters;
       "recover, then reads the databases and the broker to check that every",
       "committed event reached the consumer, no side effect happened twice and",
       "per-aggregate order held (sagas: every saga ended, invariants held).",
-      "Exit status 0 only when no drill failed. Drills:",
+      "Exit status 0 only when no drill failed; --list names the drills.",
       ""
     })
 final class DrillCommand implements Callable<Integer> {
