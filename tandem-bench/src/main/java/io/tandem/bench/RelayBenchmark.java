@@ -401,18 +401,26 @@ public final class RelayBenchmark {
       commits.forEach(
           (id, c) -> {
             Long a = t.ackNanos.get(id);
+            Long sent = t.sentNanos.get(id);
             if (a != null) {
-              double[] b = buckets.computeIfAbsent((c - t0) / 100_000_000L, k -> new double[2]);
+              double[] b = buckets.computeIfAbsent((c - t0) / 100_000_000L, k -> new double[4]);
               b[0] = Math.max(b[0], (a - c) / 1e6);
               if ((a - c) / 1e6 > 25) {
                 b[1]++;
+                if (sent != null) {
+                  b[2] = Math.max(b[2], (sent - c) / 1e6);
+                  b[3] = Math.max(b[3], (a - sent) / 1e6);
+                }
               }
             }
           });
       buckets.forEach(
           (k, v) -> {
             if (v[1] > 0) {
-              System.err.printf("TRACE t=%.1fs max=%.1fms over25=%d%n", k / 10.0, v[0], (int) v[1]);
+              System.err.printf(
+                  "TRACE t=%.1fs max=%.1fms over25=%d (late ones: commit-to-send up to %.1fms,"
+                      + " send-to-ack up to %.1fms)%n",
+                  k / 10.0, v[0], (int) v[1], v[2], v[3]);
             }
           });
     }

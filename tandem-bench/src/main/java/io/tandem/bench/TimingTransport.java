@@ -13,6 +13,7 @@ import java.util.concurrent.atomic.AtomicLong;
 final class TimingTransport implements Transport {
   private final Transport delegate;
   final ConcurrentHashMap<UUID, Long> ackNanos = new ConcurrentHashMap<>();
+  final ConcurrentHashMap<UUID, Long> sentNanos = new ConcurrentHashMap<>();
   final AtomicLong lastAckNanos = new AtomicLong();
   volatile boolean recordEach = true;
 
@@ -27,6 +28,10 @@ final class TimingTransport implements Transport {
 
   @Override
   public List<PublishOutcome> publish(List<Event> events, Duration timeout) {
+    if (recordEach) {
+      long sent = System.nanoTime();
+      events.forEach(e -> sentNanos.putIfAbsent(e.eventId(), sent));
+    }
     List<PublishOutcome> outcomes = delegate.publish(events, timeout);
     long now = System.nanoTime();
     lastAckNanos.set(now);
