@@ -5,6 +5,7 @@ import io.tandem.inbox.DeadLetter;
 import io.tandem.inbox.DeadLetterStatus;
 import io.tandem.inbox.InboxProcessor;
 import io.tandem.inbox.Outcome;
+import io.tandem.testkit.JvmProcess;
 import io.tandem.testkit.KafkaBroker;
 import io.tandem.testkit.PostgresServer;
 import java.sql.Connection;
@@ -12,9 +13,12 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 /** The outbox and consumer drills. Each returns what its checker read back. */
@@ -45,10 +49,10 @@ final class Drills {
           settings.protection()
               ? "protection on: business row and event committed together (outbox)"
               : "protection OFF: the service publishes to Kafka itself after its commit");
-      RoleProcess consumer = s.consumerProcess(null);
-      RoleProcess relay = s.relayProcess(null);
+      JvmProcess consumer = s.consumerProcess(null);
+      JvmProcess relay = s.relayProcess(null);
       int haltAt = Math.max(1, settings.events() / 3);
-      RoleProcess first =
+      JvmProcess first =
           s.serviceProcess(
               Faults.point(FaultInjector.SERVICE_AFTER_COMMIT, "halt", haltAt), 0, "--mode", mode);
       Scenario.awaitAllReady(consumer, relay);
@@ -67,10 +71,10 @@ final class Drills {
     try (Scenario s = scenario(name, false)) {
       List<String> detail = new ArrayList<>();
       detail.add(protectionLine(INBOX, NO_INBOX));
-      RoleProcess consumer = s.consumerProcess(null, consumerMode());
-      RoleProcess doomed = s.relayProcess(Faults.point(FaultInjector.RELAY_AFTER_ACK, "halt", 2));
+      JvmProcess consumer = s.consumerProcess(null, consumerMode());
+      JvmProcess doomed = s.relayProcess(Faults.point(FaultInjector.RELAY_AFTER_ACK, "halt", 2));
       Scenario.awaitAllReady(consumer, doomed);
-      RoleProcess service = s.serviceProcess(null, Math.max(20, settings.events() / 5));
+      JvmProcess service = s.serviceProcess(null, Math.max(20, settings.events() / 5));
       return replaceAfterFault(
           s,
           doomed,
@@ -96,13 +100,13 @@ final class Drills {
           settings.protection()
               ? "protection on: events wait in the outbox while the broker is down"
               : "protection OFF: the service publishes after its commit and gives up on failed sends");
-      RoleProcess consumer = s.consumerProcess(null);
-      RoleProcess relay = s.relayProcess(null);
+      JvmProcess consumer = s.consumerProcess(null);
+      JvmProcess relay = s.relayProcess(null);
       Scenario.awaitAllReady(consumer, relay);
       long outageSeconds = settings.outage().toSeconds();
       int rate = (int) Math.max(5, settings.events() / (outageSeconds + 8));
-      RoleProcess service = s.serviceProcess(null, rate, "--mode", mode);
-      service.awaitReady(Scenario.START);
+      JvmProcess service = s.serviceProcess(null, rate, "--mode", mode);
+      service.awaitOutput(RoleMain.READY, Scenario.START);
       TimeUnit.SECONDS.sleep(3);
       long before = s.count(s.service(), "SELECT count(*) FROM drill_changes");
       kafka.stop();
@@ -151,7 +155,7 @@ final class Drills {
         name,
         records -> {
           List<ConsumerRecord<byte[], byte[]>> out = new ArrayList<>(records);
-          java.util.Collections.shuffle(out, new Random(42));
+          Collections.shuffle(out, new Random(42));
           return out;
         },
         "all messages delivered in a shuffled order",
@@ -163,7 +167,7 @@ final class Drills {
 
   private DrillResult piped(
       String name,
-      java.util.function.UnaryOperator<List<ConsumerRecord<byte[], byte[]>>> fault,
+      UnaryOperator<List<ConsumerRecord<byte[], byte[]>>> fault,
       String faultText,
       String protectionText,
       String[] consumerArgs)
@@ -171,9 +175,9 @@ final class Drills {
     try (Scenario s = scenario(name, true)) {
       List<String> detail = new ArrayList<>();
       detail.add(protectionText);
-      RoleProcess consumer = s.consumerProcess(null, consumerArgs);
-      RoleProcess relay = s.relayProcess(null);
-      RoleProcess service = s.serviceProcess(null, 0);
+      JvmProcess consumer = s.consumerProcess(null, consumerArgs);
+      JvmProcess relay = s.relayProcess(null);
+      JvmProcess service = s.serviceProcess(null, 0);
       Scenario.awaitAllReady(consumer, relay);
       service.awaitExit(Faults.EXIT);
       boolean published =
@@ -212,12 +216,12 @@ final class Drills {
       List<String> detail = new ArrayList<>();
       detail.add(protectionLine(INBOX, NO_INBOX));
       int haltAt = Math.max(1, settings.events() / 3);
-      RoleProcess doomed =
+      JvmProcess doomed =
           s.consumerProcess(
               Faults.point(FaultInjector.CONSUMER_AFTER_COMMIT, "halt", haltAt), consumerMode());
-      RoleProcess relay = s.relayProcess(null);
+      JvmProcess relay = s.relayProcess(null);
       Scenario.awaitAllReady(doomed, relay);
-      RoleProcess service = s.serviceProcess(null, 0);
+      JvmProcess service = s.serviceProcess(null, 0);
       return replaceAfterFault(
           s,
           doomed,
@@ -237,10 +241,10 @@ final class Drills {
               "failing events are dead-lettered (quarantined) and replayable",
               "the consumer logs and drops an event whose effect fails"));
       int poisonAt = settings.events() / 2;
-      RoleProcess consumer = s.consumerProcess(null, consumerMode());
-      RoleProcess relay = s.relayProcess(null);
+      JvmProcess consumer = s.consumerProcess(null, consumerMode());
+      JvmProcess relay = s.relayProcess(null);
       Scenario.awaitAllReady(consumer, relay);
-      RoleProcess service = s.serviceProcess(null, 0, "--poison-at", Integer.toString(poisonAt));
+      JvmProcess service = s.serviceProcess(null, 0, "--poison-at", Integer.toString(poisonAt));
       service.awaitExit(Faults.EXIT);
       InboxProcessor operator =
           InboxProcessor.builder()
@@ -305,12 +309,12 @@ final class Drills {
         detail.add(
             "the given PostgreSQL is not restarted by a drill: the service database ran on an embedded server");
       }
-      RoleProcess consumer = s.consumerProcess(null);
-      RoleProcess relay = s.relayProcess(null);
+      JvmProcess consumer = s.consumerProcess(null);
+      JvmProcess relay = s.relayProcess(null);
       Scenario.awaitAllReady(consumer, relay);
       int rate = Math.max(20, settings.events() / 8);
-      RoleProcess service = s.serviceProcess(null, rate);
-      service.awaitReady(Scenario.START);
+      JvmProcess service = s.serviceProcess(null, rate);
+      service.awaitOutput(RoleMain.READY, Scenario.START);
       TimeUnit.MILLISECONDS.sleep(2500);
       serviceServer.crash();
       long crashedAt = System.nanoTime();
@@ -333,16 +337,16 @@ final class Drills {
    */
   private static DrillResult replaceAfterFault(
       Scenario s,
-      RoleProcess doomed,
+      JvmProcess doomed,
       String what,
-      java.util.function.Supplier<RoleProcess> replacement,
-      RoleProcess service,
+      Supplier<JvmProcess> replacement,
+      JvmProcess service,
       List<String> detail)
       throws Exception {
     boolean fired = Faults.diedAtItsFault(doomed, what, detail);
     long faultAt = System.nanoTime();
-    RoleProcess successor = replacement.get();
-    successor.awaitReady(Scenario.START);
+    JvmProcess successor = replacement.get();
+    successor.awaitOutput(RoleMain.READY, Scenario.START);
     boolean settled = s.awaitSettled(service != null ? service : successor);
     return s.verdict(faultAt, settled, fired, detail);
   }

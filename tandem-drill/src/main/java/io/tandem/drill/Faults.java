@@ -1,6 +1,7 @@
 package io.tandem.drill;
 
 import io.tandem.core.ConfiguredFaults;
+import io.tandem.testkit.JvmProcess;
 import java.time.Duration;
 import java.util.List;
 
@@ -14,12 +15,18 @@ final class Faults {
    * Waits for {@code process} to end and records in {@code detail} whether it halted at its
    * configured fault point (exit status 137 after a {@code TANDEM-FAULT} line).
    */
-  static boolean diedAtItsFault(RoleProcess process, String what, List<String> detail)
+  static boolean diedAtItsFault(JvmProcess process, String what, List<String> detail)
       throws InterruptedException {
     int status = process.awaitExit(EXIT);
-    boolean fired = status == ConfiguredFaults.HALT_STATUS && process.faultFired();
+    boolean fired =
+        status == ConfiguredFaults.HALT_STATUS && process.output().contains(ConfiguredFaults.FIRED);
     detail.add(what + ": " + (fired ? "yes" : "NO, exit status " + status));
     return fired;
+  }
+
+  /** The JVM option that switches {@code faults} on in a child process; none for null. */
+  static List<String> jvmOptions(String faults) {
+    return faults == null ? List.of() : List.of("-D" + ConfiguredFaults.PROPERTY + "=" + faults);
   }
 
   static String point(String point, String action, int nth) {

@@ -8,6 +8,7 @@ import io.tandem.examples.checkout.CheckoutSystem;
 import io.tandem.examples.checkout.OrchestratorMain;
 import io.tandem.examples.checkout.ShippingService;
 import io.tandem.saga.SagaStatus;
+import io.tandem.testkit.JvmProcess;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -55,13 +56,13 @@ final class SagaDrill {
       system.inventory().addProduct(CheckoutDemo.SOLD_OUT, 0);
       Path dir = settings.workDir().resolve(name + "-" + system.topology().prefix());
       int haltAt = sagas;
-      RoleProcess first =
+      JvmProcess first =
           orchestrator(
               system,
               dir,
               "orchestrator-1",
               Faults.point(FaultInjector.ORCHESTRATOR_AFTER_STEP, "halt", haltAt));
-      RoleProcess second = null;
+      JvmProcess second = null;
       try {
         first.awaitOutput(OrchestratorMain.READY, Scenario.START);
         CheckoutDemoSettings mix =
@@ -144,12 +145,12 @@ final class SagaDrill {
         + counts.getOrDefault(SagaStatus.COMPENSATED, 0L);
   }
 
-  private static RoleProcess orchestrator(
+  private static JvmProcess orchestrator(
       CheckoutSystem system, Path dir, String instance, String faults) {
-    return RoleProcess.start(
+    return JvmProcess.start(
         dir,
         instance,
-        faults,
+        Faults.jvmOptions(faults),
         OrchestratorMain.class.getName(),
         List.of(
             system.orchestratorJdbcUrl(),

@@ -2,6 +2,7 @@ package io.tandem.drill;
 
 import io.tandem.jdbc.Migrations;
 import io.tandem.testkit.IsolatedDatabase;
+import io.tandem.testkit.JvmProcess;
 import io.tandem.testkit.KafkaBroker;
 import io.tandem.testkit.PostgresServer;
 import java.io.IOException;
@@ -40,7 +41,7 @@ final class Scenario implements AutoCloseable {
   final String consumerTopic;
   final Path dir;
   final Path ackLog;
-  private final List<RoleProcess> processes = new ArrayList<>();
+  private final List<JvmProcess> processes = new ArrayList<>();
   private int started;
 
   Scenario(
@@ -79,12 +80,12 @@ final class Scenario implements AutoCloseable {
     return consumerDb.dataSource();
   }
 
-  private RoleProcess track(RoleProcess p) {
+  private JvmProcess track(JvmProcess p) {
     processes.add(p);
     return p;
   }
 
-  RoleProcess consumerProcess(String faults, String... extra) {
+  JvmProcess consumerProcess(String faults, String... extra) {
     List<String> args =
         new ArrayList<>(
             List.of(
@@ -97,13 +98,13 @@ final class Scenario implements AutoCloseable {
                 "--group",
                 "drill-" + relayTopic));
     args.addAll(List.of(extra));
-    return track(RoleProcess.role(dir, "consumer-" + (++started), faults, "consumer", args));
+    return track(role(dir, "consumer-" + (++started), faults, "consumer", args));
   }
 
-  RoleProcess relayProcess(String faults) {
+  JvmProcess relayProcess(String faults) {
     String id = "relay-" + (++started);
     return track(
-        RoleProcess.role(
+        role(
             dir,
             id,
             faults,
@@ -119,7 +120,7 @@ final class Scenario implements AutoCloseable {
                 id)));
   }
 
-  RoleProcess serviceProcess(String faults, int rate, String... extra) {
+  JvmProcess serviceProcess(String faults, int rate, String... extra) {
     List<String> args =
         new ArrayList<>(
             List.of(
@@ -131,12 +132,21 @@ final class Scenario implements AutoCloseable {
                 "--topic", relayTopic,
                 "--ack-log", ackLog.toString()));
     args.addAll(List.of(extra));
-    return track(RoleProcess.role(dir, "service-" + (++started), faults, "service", args));
+    return track(role(dir, "service-" + (++started), faults, "service", args));
   }
 
-  static void awaitAllReady(RoleProcess... ps) throws InterruptedException {
-    for (RoleProcess p : ps) {
-      p.awaitReady(START);
+  /** Starts a {@link RoleMain} role; {@code faults}, when not null, becomes -Dtandem.faults. */
+  private static JvmProcess role(
+      Path dir, String name, String faults, String role, List<String> args) {
+    List<String> all = new ArrayList<>();
+    all.add(role);
+    all.addAll(args);
+    return JvmProcess.start(dir, name, Faults.jvmOptions(faults), RoleMain.class.getName(), all);
+  }
+
+  static void awaitAllReady(JvmProcess... ps) throws InterruptedException {
+    for (JvmProcess p : ps) {
+      p.awaitOutput(RoleMain.READY, START);
     }
   }
 
@@ -158,7 +168,7 @@ final class Scenario implements AutoCloseable {
    * when, the service done, nothing at all moved for {@link #STALL}: a broken system that lost
    * events never catches up, and waiting out the whole timeout would prove nothing more.
    */
-  boolean awaitSettled(RoleProcess service) throws InterruptedException {
+  boolean awaitSettled(JvmProcess service) throws InterruptedException {
     long[] progress = {-1, System.nanoTime()};
     return await(
         () -> {
@@ -267,7 +277,7 @@ final class Scenario implements AutoCloseable {
 
   @Override
   public void close() {
-    for (RoleProcess p : processes) {
+    for (JvmProcess p : processes) {
       try {
         p.close();
       } catch (InterruptedException e) {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.tandem.saga.SagaStatus;
+import io.tandem.testkit.JvmProcess;
 import io.tandem.testkit.TestInfrastructure;
 import java.time.Duration;
 import java.util.Map;
@@ -37,8 +38,7 @@ class OrchestratorCrashTest {
       }
       system.inventory().addProduct(CheckoutDemo.SOLD_OUT, 0);
 
-      try (OrchestratorProcess first = OrchestratorProcess.start(system, "first", "PT5S")) {
-        await().atMost(Duration.ofSeconds(60)).until(first::ready);
+      try (JvmProcess first = OrchestratorProcess.start(system, "first", "PT5S")) {
         for (CheckoutDemo.Planned planned : CheckoutDemo.plan(mix)) {
           system.checkout(planned.checkout());
         }
@@ -51,9 +51,7 @@ class OrchestratorCrashTest {
         System.out.println("orchestrator killed with sagas at " + atKill);
         assertThat(endedAtKill).as("killed in the middle of the run").isLessThan(CHECKOUTS);
 
-        try (OrchestratorProcess replacement =
-            OrchestratorProcess.start(system, "replacement", "PT5S")) {
-          await().atMost(Duration.ofSeconds(60)).until(replacement::ready);
+        try (JvmProcess replacement = OrchestratorProcess.start(system, "replacement", "PT5S")) {
           await()
               .atMost(Duration.ofSeconds(120))
               .until(
@@ -61,7 +59,7 @@ class OrchestratorCrashTest {
                     Map<SagaStatus, Long> c = system.statusCounts();
                     return c.get(SagaStatus.COMPLETED) + c.get(SagaStatus.COMPENSATED) == CHECKOUTS;
                   });
-          assertThat(replacement.process.isAlive()).isTrue();
+          assertThat(replacement.isAlive()).isTrue();
         }
       }
 

@@ -1,6 +1,5 @@
-package io.tandem.drill;
+package io.tandem.testkit;
 
-import io.tandem.core.ConfiguredFaults;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -11,34 +10,43 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One process of a drill: a JVM started with this JVM's class path, its output in a log file. It
- * dies with this JVM (a shutdown hook kills it) so an interrupted drill leaves nothing running.
+ * A Java main class run in a child JVM with this JVM's class path, its output (standard output and
+ * error together) in a log file — for tests and drills that kill processes. The child is killed
+ * when this JVM exits, so an interrupted run leaves nothing behind.
+ *
+ * <pre>{@code
+ * try (JvmProcess p = JvmProcess.start(dir, "relay-1", List.of("-Dtandem.faults=..."),
+ *     "io.tandem.drill.RoleMain", List.of("relay", ...))) {
+ *   p.awaitOutput("READY", Duration.ofSeconds(60));
+ *   int status = p.awaitExit(Duration.ofSeconds(90));
+ * }
+ * }</pre>
  */
-final class RoleProcess implements AutoCloseable {
+public final class JvmProcess implements AutoCloseable {
   private final String name;
   private final Process process;
   private final Path log;
 
-  private RoleProcess(String name, Process process, Path log) {
+  private JvmProcess(String name, Process process, Path log) {
     this.name = name;
     this.process = process;
     this.log = log;
   }
 
   /**
-   * Starts {@code mainClass} with {@code args}; {@code faults}, when not null, becomes {@code
-   * -Dtandem.faults}.
+   * Starts {@code mainClass} with {@code args} in a JVM limited to 256 MB of heap (plus {@code
+   * jvmOptions}); its output goes to {@code dir/name.log}.
+   *
+   * @throws IllegalStateException if the process cannot be started
    */
-  static RoleProcess start(
-      Path dir, String name, String faults, String mainClass, List<String> args) {
+  public static JvmProcess start(
+      Path dir, String name, List<String> jvmOptions, String mainClass, List<String> args) {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.add("-Xmx256m");
     command.add("-XX:+UseSerialGC");
     command.add("-XX:TieredStopAtLevel=1");
-    if (faults != null) {
-      command.add("-D" + ConfiguredFaults.PROPERTY + "=" + faults);
-    }
+    command.addAll(jvmOptions);
     command.add("-cp");
     command.add(System.getProperty("java.class.path"));
     command.add(mainClass);
@@ -51,29 +59,24 @@ final class RoleProcess implements AutoCloseable {
               .redirectErrorStream(true)
               .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
               .start();
-      Runtime.getRuntime().addShutdownHook(new Thread(p::destroyForcibly, "drill-kill-" + name));
-      return new RoleProcess(name, p, log);
+      Runtime.getRuntime().addShutdownHook(new Thread(p::destroyForcibly, "kill-" + name));
+      return new JvmProcess(name, p, log);
     } catch (IOException e) {
       throw new IllegalStateException("cannot start the " + name + " process: " + e, e);
     }
   }
 
-  static RoleProcess role(Path dir, String name, String faults, String role, List<String> args) {
-    List<String> all = new ArrayList<>();
-    all.add(role);
-    all.addAll(args);
-    return start(dir, name, faults, RoleMain.class.getName(), all);
-  }
-
-  String name() {
+  public String name() {
     return name;
   }
 
-  Path log() {
+  /** The file that receives the process's output. */
+  public Path log() {
     return log;
   }
 
-  String output() {
+  /** Everything the process printed so far. */
+  public String output() {
     try {
       return Files.readString(log, StandardCharsets.UTF_8);
     } catch (IOException e) {
@@ -81,14 +84,20 @@ final class RoleProcess implements AutoCloseable {
     }
   }
 
-  /** Waits until the output holds {@code marker}; fails if the process exits first. */
-  void awaitOutput(String marker, Duration timeout) throws InterruptedException {
+  /**
+   * Waits until the output holds {@code marker}.
+   *
+   * @throws IllegalStateException if the process exits first (with the end of its output), or the
+   *     marker does not come within {@code timeout}
+   */
+  public void awaitOutput(String marker, Duration timeout) throws InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (System.nanoTime() < deadline) {
       if (output().contains(marker)) {
         return;
       }
       if (!process.isAlive()) {
+        String out = output();
         throw new IllegalStateException(
             name
                 + " exited (status "
@@ -98,7 +107,7 @@ final class RoleProcess implements AutoCloseable {
                 + "; its log: "
                 + log
                 + "\n"
-                + tail());
+                + out.substring(Math.max(0, out.length() - 2000)));
       }
       TimeUnit.MILLISECONDS.sleep(50);
     }
@@ -106,35 +115,22 @@ final class RoleProcess implements AutoCloseable {
         name + " did not print " + marker + " within " + timeout + "; its log: " + log);
   }
 
-  void awaitReady(Duration timeout) throws InterruptedException {
-    awaitOutput(RoleMain.READY, timeout);
-  }
-
   /** Waits for the process to end; returns its exit status, or -1 if it still runs. */
-  int awaitExit(Duration timeout) throws InterruptedException {
+  public int awaitExit(Duration timeout) throws InterruptedException {
     return process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS) ? process.exitValue() : -1;
   }
 
-  boolean isAlive() {
+  public boolean isAlive() {
     return process.isAlive();
   }
 
-  /** Whether it died at a configured fault point (rather than for another reason). */
-  boolean faultFired() {
-    return output().contains(ConfiguredFaults.FIRED);
-  }
-
-  /** SIGKILL, then waits until it is gone. */
-  void kill() throws InterruptedException {
+  /** SIGKILL: no shutdown hook, no orderly close; waits until the process is gone. */
+  public void kill() throws InterruptedException {
     process.destroyForcibly();
     process.waitFor(30, TimeUnit.SECONDS);
   }
 
-  String tail() {
-    String out = output();
-    return out.length() <= 2000 ? out : out.substring(out.length() - 2000);
-  }
-
+  /** SIGTERM (shutdown hooks run), then SIGKILL after 5 s. */
   @Override
   public void close() throws InterruptedException {
     if (process.isAlive()) {
