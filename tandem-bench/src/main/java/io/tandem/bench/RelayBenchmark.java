@@ -107,6 +107,13 @@ public final class RelayBenchmark {
       throughput(postgres, bootstrap, topic);
       throughput(postgres, bootstrap, topic);
       events = measured;
+      String steadyRounds = System.getenv("TANDEM_BENCH_STEADY_ROUNDS");
+      if (steadyRounds != null) { // development probe: the steady phase alone, N times
+        for (int i = 0; i < Integer.parseInt(steadyRounds); i++) {
+          steadyLoad(postgres, bootstrap, topic, window);
+        }
+        throw new IllegalStateException("TANDEM_BENCH_STEADY_ROUNDS: probe only, no report");
+      }
       double ceiling = ceiling(postgres);
       double throughput = throughput(postgres, bootstrap, topic);
       double[] alone = writers(postgres, bootstrap, topic, window, false);
@@ -277,8 +284,11 @@ public final class RelayBenchmark {
       db.execute(
           "CREATE TABLE bench_orders (id text PRIMARY KEY, customer text NOT NULL,"
               + " total_cents bigint NOT NULL, status text NOT NULL)");
+      boolean noRelay = System.getenv("TANDEM_BENCH_STEADY_NO_RELAY") != null; // probe only
       OutboxRelay relay = relayBuilder(db, transport).build();
-      relay.start();
+      if (!noRelay) {
+        relay.start();
+      }
       // The same load for STEADY_WARM_UP first, not counted: the relay takes its partitions and its
       // producer its metadata, and the JIT compiles the paths of a paced load, before the measured
       // window. The relay drains the warm-up's events as it goes (1,000/s is far below its rate).
@@ -286,8 +296,14 @@ public final class RelayBenchmark {
       runWriters(db, STEADY_WARM_UP, new ConcurrentHashMap<>(), warmUpCommits, 1_000, "warm-");
       ConcurrentHashMap<UUID, Long> commits = new ConcurrentHashMap<>();
       AtomicLong committed = new AtomicLong();
-      runWriters(db, window, commits, committed, 1_000);
+      boolean trace = System.getenv("TANDEM_BENCH_TRACE") != null;
+      CpuTrace cpuBefore = trace ? CpuTrace.sample() : null;
+      runWriters(db, window, commits, committed, 1_000, "", cpuBefore);
       double rate = committed.get() / (window.toNanos() / 1e9);
+      if (noRelay) {
+        say("steady load %.0f events/s without a relay", rate);
+        return new double[] {rate, 0};
+      }
       awaitDrained(db, relay, warmUpCommits.get() + committed.get(), Duration.ofMinutes(2));
       relay.close();
       double[] latency = latencies(commits, transport);
@@ -308,7 +324,7 @@ public final class RelayBenchmark {
       AtomicLong committed,
       int ratePerSec)
       throws Exception {
-    runWriters(db, window, commits, committed, ratePerSec, "");
+    runWriters(db, window, commits, committed, ratePerSec, "", null);
   }
 
   /** Like the above, with {@code idPrefix} before the order ids (a second run on one table). */
@@ -319,6 +335,22 @@ public final class RelayBenchmark {
       AtomicLong committed,
       int ratePerSec,
       String idPrefix)
+      throws Exception {
+    runWriters(db, window, commits, committed, ratePerSec, idPrefix, null);
+  }
+
+  /**
+   * Like the above; with {@code cpuBefore}, prints the CPU used from then to the end of the window
+   * (the writers' threads are still alive then).
+   */
+  private void runWriters(
+      BenchDatabase db,
+      Duration window,
+      ConcurrentHashMap<UUID, Long> commits,
+      AtomicLong committed,
+      int ratePerSec,
+      String idPrefix,
+      CpuTrace cpuBefore)
       throws Exception {
     Outbox outbox = Outbox.create();
     AtomicBoolean stop = new AtomicBoolean();
@@ -378,6 +410,9 @@ public final class RelayBenchmark {
     try {
       for (Future<?> f : futures) {
         f.get();
+      }
+      if (cpuBefore != null) {
+        CpuTrace.sample().printSince(cpuBefore, committed.get());
       }
     } finally {
       stop.set(true);
@@ -497,11 +532,17 @@ public final class RelayBenchmark {
   }
 
   private OutboxRelay.Builder relayBuilder(BenchDatabase db, Transport transport) {
-    return OutboxRelay.builder()
-        .dataSource(db.pool)
-        .transport(transport)
-        .relayId("bench-" + run)
-        .batchSize(BATCH);
+    OutboxRelay.Builder b =
+        OutboxRelay.builder()
+            .dataSource(db.pool)
+            .transport(transport)
+            .relayId("bench-" + run)
+            .batchSize(BATCH);
+    String pollMs = System.getenv("TANDEM_BENCH_RELAY_POLL_MS"); // probe only
+    if (pollMs != null) {
+      b.listenForInserts(false).pollInterval(Duration.ofMillis(Long.parseLong(pollMs)));
+    }
+    return b;
   }
 
   private static Transport kafka(String bootstrap, String topic) {

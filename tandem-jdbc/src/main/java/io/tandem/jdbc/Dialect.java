@@ -90,10 +90,11 @@ public interface Dialect {
   /**
    * Starts a listener that calls {@code onNotify} soon after new outbox rows commit, when the
    * database can push notifications (PostgreSQL's LISTEN/NOTIFY). Empty when it cannot: the relay
-   * then relies on polling alone.
+   * then relies on polling alone. The listener records under {@code relayId} (the relay's instance
+   * row) whether it listens, so that writers notify only while some relay does.
    */
-  default Optional<AutoCloseable> listenForOutboxInserts(
-      DataSource dataSource, Runnable onNotify, Duration reconnectDelay) {
+  default Optional<InsertNotifications> listenForOutboxInserts(
+      DataSource dataSource, String relayId, Runnable onNotify, Duration reconnectDelay) {
     return Optional.empty();
   }
 

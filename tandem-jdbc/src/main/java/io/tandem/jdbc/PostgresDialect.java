@@ -145,6 +145,12 @@ public final class PostgresDialect implements Dialect {
        WHERE owner = ? AND partition_no = ANY (?)
       """;
 
+  // Whether this relay listens for insert notifications: the outbox trigger notifies only while
+  // some relay does (migration V7). No row yet (the relay registers at its first heartbeat, with
+  // listening true) means nothing to update.
+  private static final String SET_LISTENING =
+      "UPDATE tandem_relay_instance SET listening = ? WHERE relay_id = ? AND listening <> ?";
+
   private static final String DEREGISTER = "DELETE FROM tandem_relay_instance WHERE relay_id = ?";
 
   private static final String PURGE_INSTANCES =
@@ -373,10 +379,20 @@ public final class PostgresDialect implements Dialect {
   }
 
   @Override
-  public Optional<AutoCloseable> listenForOutboxInserts(
-      DataSource dataSource, Runnable onNotify, Duration reconnectDelay) {
+  public Optional<InsertNotifications> listenForOutboxInserts(
+      DataSource dataSource, String relayId, Runnable onNotify, Duration reconnectDelay) {
+    PostgresNotificationListener.SwitchHook record =
+        (connection, listening) -> {
+          try (PreparedStatement ps = connection.prepareStatement(SET_LISTENING)) {
+            ps.setBoolean(1, listening);
+            ps.setString(2, relayId);
+            ps.setBoolean(3, listening);
+            ps.executeUpdate();
+          }
+        };
     return Optional.of(
-        PostgresNotificationListener.start(dataSource, OUTBOX_CHANNEL, onNotify, reconnectDelay));
+        PostgresNotificationListener.start(
+            dataSource, OUTBOX_CHANNEL, record, onNotify, reconnectDelay));
   }
 
   @Override

@@ -159,6 +159,7 @@ class SchemaEquivalenceTest {
               case "integer" -> "integer";
               case "bytea" -> "bytes";
               case "timestamp with time zone" -> "timestamp";
+              case "boolean" -> "boolean";
               default -> "unexpected " + rs.getString("data_type");
             };
         tables
@@ -203,6 +204,9 @@ class SchemaEquivalenceTest {
               case "bigint" -> "bigint";
               case "int" -> "integer";
               case "longblob" -> "bytes";
+              // MariaDB's BOOLEAN is TINYINT(1).
+              case "tinyint" ->
+                  columnType.equals("tinyint(1)") ? "boolean" : "unexpected " + columnType;
               // DATETIME(6) holding UTC stands for timestamptz; microseconds as on PostgreSQL.
               case "datetime" ->
                   columnType.equals("datetime(6)") ? "timestamp" : "unexpected " + columnType;

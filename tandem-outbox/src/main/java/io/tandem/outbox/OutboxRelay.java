@@ -11,6 +11,7 @@ import io.tandem.core.RetryPolicy;
 import io.tandem.core.spi.PublishOutcome;
 import io.tandem.core.spi.Transport;
 import io.tandem.jdbc.Dialect;
+import io.tandem.jdbc.InsertNotifications;
 import io.tandem.outbox.internal.ClaimedEvent;
 import io.tandem.outbox.internal.OutboxStore;
 import io.tandem.outbox.internal.OwnedPartitions;
@@ -129,7 +130,16 @@ public final class OutboxRelay implements AutoCloseable {
   private volatile long lastRenewalNanos;
   private long nextCoordinationNanos = System.nanoTime();
   private Thread worker;
-  private AutoCloseable listener;
+  private volatile InsertNotifications listener;
+  // Consecutive caught-up cycles that published something; from BUSY_CYCLES on, the relay looks
+  // again at once after each and the insert notifications are switched off (worker thread only).
+  private static final int BUSY_CYCLES = 8;
+  private int busyCycles;
+  // After notifications come back on: one look LATE_LOOK later, for a row whose insert ran while
+  // writers skipped the notification and whose commit came after the last read.
+  private static final Duration LATE_LOOK = Duration.ofMillis(100);
+  private long lateLookNanos; // 0: none due
+  private volatile int lastAcknowledged;
 
   // Pipeline state, used by whichever thread runs cycles (the worker, or runOnce's caller).
   private static final int PIPELINE_DEPTH = 2;
@@ -208,7 +218,10 @@ public final class OutboxRelay implements AutoCloseable {
     }
     state = State.RUNNING;
     if (listen) {
-      listener = dialect.listenForOutboxInserts(dataSource, this::wakeUp, ERROR_PAUSE).orElse(null);
+      listener =
+          dialect
+              .listenForOutboxInserts(dataSource, relayId, this::wakeUp, ERROR_PAUSE)
+              .orElse(null);
     }
     worker = threadFactory.newThread(this::run);
     worker.start();
@@ -339,7 +352,9 @@ public final class OutboxRelay implements AutoCloseable {
       faults.reached(FaultInjector.RELAY_AFTER_CLAIM);
       List<Long> acknowledged = new ArrayList<>(batch.size());
       List<OutboxStore.Failure> failures = new ArrayList<>();
+      lastAcknowledged = 0;
       publishInRounds(batch, owned, acknowledged, failures);
+      lastAcknowledged = acknowledged.size();
       faults.reached(FaultInjector.RELAY_AFTER_ACK);
       long publishNanos = sample.stop(batchTimer);
       long recordStart = System.nanoTime();
@@ -626,9 +641,18 @@ public final class OutboxRelay implements AutoCloseable {
           pause(ERROR_PAUSE);
           continue;
         }
-        if (read >= 0 && read < batchSize) {
+        if (read >= 0 && read < batchSize && !keepsUp(read)) {
           long untilCoordination = nextCoordinationNanos - System.nanoTime();
-          pause(Duration.ofNanos(Math.max(0, Math.min(pollInterval.toNanos(), untilCoordination))));
+          long wait = Math.min(pollInterval.toNanos(), untilCoordination);
+          if (lateLookNanos != 0) {
+            long untilLateLook = lateLookNanos - System.nanoTime();
+            if (untilLateLook > 0) {
+              wait = Math.min(wait, untilLateLook);
+            } else {
+              lateLookNanos = 0; // the read just made was that look
+            }
+          }
+          pause(Duration.ofNanos(Math.max(0, wait)));
         }
       }
       drain();
@@ -646,6 +670,39 @@ public final class OutboxRelay implements AutoCloseable {
           relayId,
           crash.getMessage());
     }
+  }
+
+  /**
+   * After a caught-up cycle: whether to look again at once, without waiting for a notification.
+   * Under a steady stream of commits every read finds rows, and a notification per commit would
+   * only wake the listener, the relay and the database's listening session for nothing: after
+   * {@value #BUSY_CYCLES} caught-up cycles in a row that each published something, the relay
+   * switches the notifications off and keeps reading; the first read that finds nothing switches
+   * them on again (and the listener then calls once, for rows committed in between) before the
+   * relay waits. While no relay listens, writers skip the notification (the outbox trigger checks
+   * {@code tandem_relay_instance.listening}); a row inserted then but committed after the relay's
+   * last read is found by one more look {@code LATE_LOOK} later, or by the fallback poll. A cycle
+   * whose batch was not acknowledged (broker down) never counts as busy: the relay then waits as
+   * usual, it does not spin.
+   */
+  private boolean keepsUp(int read) {
+    InsertNotifications notifications = listener;
+    if (notifications == null) {
+      return false;
+    }
+    if (read > 0 && lastAcknowledged > 0) {
+      if (++busyCycles >= BUSY_CYCLES) {
+        notifications.setListening(false);
+        return true;
+      }
+      return false;
+    }
+    if (busyCycles >= BUSY_CYCLES) {
+      lateLookNanos = System.nanoTime() + LATE_LOOK.toNanos();
+    }
+    busyCycles = 0;
+    notifications.setListening(true);
+    return false;
   }
 
   private void releasePartitions() {
@@ -754,7 +811,7 @@ public final class OutboxRelay implements AutoCloseable {
   }
 
   private void closeListener() {
-    AutoCloseable l = listener;
+    InsertNotifications l = listener;
     listener = null;
     if (l != null) {
       try {

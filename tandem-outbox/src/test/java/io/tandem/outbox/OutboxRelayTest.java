@@ -525,6 +525,75 @@ abstract class OutboxRelayTest {
   }
 
   @Test
+  void aBusyRelayStopsListeningSoWritersSkipTheNotificationAndListensAgainWhenIdle()
+      throws Exception {
+    Assumptions.assumeTrue(announcesInserts(), "this database has no insert notifications");
+    transport.delay = Duration.ofMillis(5); // each cycle takes a broker round trip
+    OutboxRelay relay =
+        started(
+            relay("r-busy")
+                .pollInterval(Duration.ofSeconds(30))
+                .heartbeatInterval(Duration.ofSeconds(15))
+                .leaseDuration(Duration.ofSeconds(40)));
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> relay.status().ownedPartitions().size() == 64);
+    assertThat(listening("r-busy")).as("an idle relay listens").isTrue();
+
+    // A steady stream: every read finds rows, so the relay keeps reading without notifications.
+    AtomicBoolean stop = new AtomicBoolean();
+    List<Long> seenOff = new ArrayList<>();
+    Thread writer =
+        new Thread(
+            () -> {
+              for (int i = 0; !stop.get(); i++) {
+                append("stream-" + i + "-", 1, 1);
+                if (!listening("r-busy")) {
+                  seenOff.add((long) i);
+                }
+                sleepMillis(1);
+              }
+            });
+    writer.start();
+    try {
+      await().atMost(Duration.ofSeconds(15)).until(() -> !seenOff.isEmpty());
+    } finally {
+      stop.set(true);
+      writer.join();
+    }
+    // The relay caught up with the stream's end by reading, not by a notification.
+    await().atMost(Duration.ofSeconds(5)).until(() -> unpublished() == 0);
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .alias("idle again, the relay listens")
+        .until(() -> listening("r-busy"));
+
+    // Idle with a 30 s poll: only the notification can bring this one out in time.
+    Thread.sleep(500); // past the relay's one late look after its busy stretch
+    long before = relay.publishedCount();
+    append("after-", 1, 1);
+    await().atMost(Duration.ofSeconds(3)).until(() -> unpublished() == 0);
+    assertThat(relay.publishedCount()).isEqualTo(before + 1);
+    assertAckedInAggregateOrder();
+  }
+
+  private boolean listening(String relayId) {
+    return db.count(
+            "SELECT count(*) FROM tandem_relay_instance WHERE relay_id = '"
+                + relayId
+                + "' AND listening")
+        == 1;
+  }
+
+  private static void sleepMillis(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  @Test
   void aTransportThatThrowsLosesNothingAndTheRelayKeepsRunning() {
     List<Event> events = append(10, 2);
     transport.throwNext.set(3);
