@@ -546,11 +546,16 @@ public final class RelayBenchmark {
   }
 
   private static Transport kafka(String bootstrap, String topic) {
-    return KafkaTransport.builder()
-        .bootstrapServers(bootstrap)
-        .source("/tandem/bench")
-        .topicRouter(TopicRouter.fixed(topic))
-        .build();
+    KafkaTransport.Builder b =
+        KafkaTransport.builder()
+            .bootstrapServers(bootstrap)
+            .source("/tandem/bench")
+            .topicRouter(TopicRouter.fixed(topic));
+    String linger = System.getenv("TANDEM_BENCH_LINGER_MS"); // probe only
+    if (linger != null) {
+      b.producerProperty("linger.ms", linger);
+    }
+    return b.build();
   }
 
   /**
