@@ -337,7 +337,9 @@ class SagaEngineTest {
   @Test
   void aStepWithoutReplyTimesOutCompensatesEmptilyAndItsLateForwardIsRefused() throws Exception {
     bus.hold = e -> e.eventType().equals("AuthorizePayment"); // every attempt is lost for now
-    run(checkout().stepTimeout(Duration.ofMillis(400)).forwardAttempts(2).build());
+    // Long enough for a reply on a slow, busy machine (400 ms was not, now and then): only the
+    // held command may time out.
+    run(checkout().stepTimeout(Duration.ofMillis(1500)).forwardAttempts(2).build());
 
     UUID id = orchestrator.start("checkout", new Checkout("o-7", 10, false, false));
     SagaInstance saga = awaitEnd(id);
