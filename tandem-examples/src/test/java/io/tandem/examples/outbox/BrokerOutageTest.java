@@ -3,6 +3,8 @@ package io.tandem.examples.outbox;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
 import io.tandem.core.Event;
 import io.tandem.core.RetryPolicy;
 import io.tandem.jdbc.Migrations;
@@ -73,6 +75,12 @@ class BrokerOutageTest {
                         .build())
                 .build();
         relay.start();
+        // The writer uses a pool, as a service would: a connection per transaction costs tens of
+        // milliseconds on a small machine and made the 1,500 writes outlast the test's waits.
+        HikariConfig poolConfig = new HikariConfig();
+        poolConfig.setDataSource(db.dataSource());
+        poolConfig.setMaximumPoolSize(2);
+        HikariDataSource writerPool = new HikariDataSource(poolConfig);
         AtomicInteger written = new AtomicInteger();
         List<UUID> ids = java.util.Collections.synchronizedList(new ArrayList<>());
         Thread writer =
@@ -87,7 +95,7 @@ class BrokerOutageTest {
                             .payload("{\"n\":" + i + "}")
                             .build();
                     Transactions.inTransaction(
-                        db.dataSource(),
+                        writerPool,
                         c -> {
                           outbox.append(c, e);
                           return null;
@@ -114,6 +122,7 @@ class BrokerOutageTest {
         assertThat(pendingDuringOutage).as("commits continue during the outage").isPositive();
         broker.restart();
         writer.join(60_000);
+        writerPool.close();
         assertThat(written.get()).isEqualTo(1_500);
         OutboxOperations ops = OutboxOperations.create(db.dataSource());
         await()
