@@ -64,9 +64,10 @@ import org.slf4j.LoggerFactory;
  * owner of the partition publishes them again with the same event id.
  *
  * <p><b>Wake-up.</b> On PostgreSQL the relay LISTENs for the outbox's insert notification and
- * starts a cycle at once; otherwise, and as a fallback, it polls every {@code pollInterval}. A relay
- * that keeps finding rows reads again at once after each cycle and stops listening, and writers
- * then skip the notification (see {@code keepsUp}); the first empty read makes it listen again.
+ * starts a cycle at once; otherwise, and as a fallback, it polls every {@code pollInterval}. A
+ * relay that keeps finding rows reads again at once after each cycle and stops listening, and
+ * writers then skip the notification (see {@code keepsUp}); the first empty read makes it listen
+ * again.
  *
  * <pre>{@code
  * OutboxRelay relay = OutboxRelay.builder()
