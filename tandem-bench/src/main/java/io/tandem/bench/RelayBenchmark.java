@@ -293,7 +293,8 @@ public final class RelayBenchmark {
       // producer its metadata, and the JIT compiles the paths of a paced load, before the measured
       // window. The relay drains the warm-up's events as it goes (1,000/s is far below its rate).
       AtomicLong warmUpCommits = new AtomicLong();
-      runWriters(db, STEADY_WARM_UP, new ConcurrentHashMap<>(), warmUpCommits, 1_000, "warm-");
+      runWriters(
+          db, STEADY_WARM_UP, new ConcurrentHashMap<>(), warmUpCommits, 1_000, "warm-", null);
       ConcurrentHashMap<UUID, Long> commits = new ConcurrentHashMap<>();
       AtomicLong committed = new AtomicLong();
       boolean trace = System.getenv("TANDEM_BENCH_TRACE") != null;
@@ -327,21 +328,10 @@ public final class RelayBenchmark {
     runWriters(db, window, commits, committed, ratePerSec, "", null);
   }
 
-  /** Like the above, with {@code idPrefix} before the order ids (a second run on one table). */
-  private void runWriters(
-      BenchDatabase db,
-      Duration window,
-      ConcurrentHashMap<UUID, Long> commits,
-      AtomicLong committed,
-      int ratePerSec,
-      String idPrefix)
-      throws Exception {
-    runWriters(db, window, commits, committed, ratePerSec, idPrefix, null);
-  }
-
   /**
-   * Like the above; with {@code cpuBefore}, prints the CPU used from then to the end of the window
-   * (the writers' threads are still alive then).
+   * Like the above, with {@code idPrefix} before the order ids (a second run on one table); with
+   * {@code cpuBefore}, prints the CPU used from then to the end of the window (the writers' threads
+   * are still alive then).
    */
   private void runWriters(
       BenchDatabase db,
