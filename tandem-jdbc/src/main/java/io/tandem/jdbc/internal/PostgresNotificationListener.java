@@ -45,8 +45,6 @@ public final class PostgresNotificationListener implements InsertNotifications, 
    */
   @FunctionalInterface
   public interface SwitchHook {
-    SwitchHook NONE = (connection, listening) -> {};
-
     void switched(Connection connection, boolean listening) throws SQLException;
   }
 
@@ -68,13 +66,9 @@ public final class PostgresNotificationListener implements InsertNotifications, 
     this.thread.setDaemon(true);
   }
 
-  /** Starts listening on {@code channel} on a daemon thread. */
-  public static PostgresNotificationListener start(
-      DataSource dataSource, String channel, Runnable onNotify, Duration reconnectDelay) {
-    return start(dataSource, channel, SwitchHook.NONE, onNotify, reconnectDelay);
-  }
-
-  /** Starts listening on {@code channel}, with {@code onSwitch} run at each switch. */
+  /**
+   * Starts listening on {@code channel} on a daemon thread, with {@code onSwitch} at each switch.
+   */
   public static PostgresNotificationListener start(
       DataSource dataSource,
       String channel,
