@@ -70,6 +70,15 @@ final class RelayCommand implements Callable<Integer> {
   Duration pollInterval;
 
   @Option(
+      names = "--linger-when-busy",
+      defaultValue = "5ms",
+      converter = DurationConverter.class,
+      description =
+          "Pause between the cycles of a busy relay, so that its batches grow with the load"
+              + " (PostgreSQL; default: ${DEFAULT-VALUE}; 0ms reads again at once).")
+  Duration lingerWhenBusy;
+
+  @Option(
       names = "--http-host",
       defaultValue = "127.0.0.1",
       description = "Address of the health and metrics endpoint (default: ${DEFAULT-VALUE}).")
@@ -104,6 +113,7 @@ final class RelayCommand implements Callable<Integer> {
               .heartbeatInterval(heartbeat)
               .publishTimeout(publishTimeout)
               .pollInterval(pollInterval)
+              .lingerWhenBusy(lingerWhenBusy)
               .meterRegistry(registry);
       if (relayId != null) {
         builder.relayId(relayId);

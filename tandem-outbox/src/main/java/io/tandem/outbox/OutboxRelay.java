@@ -65,9 +65,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Wake-up.</b> On PostgreSQL the relay LISTENs for the outbox's insert notification and
  * starts a cycle at once; otherwise, and as a fallback, it polls every {@code pollInterval}. A
- * relay that keeps finding rows reads again at once after each cycle and stops listening, and
- * writers then skip the notification (see {@code keepsUp}); the first empty read makes it listen
- * again.
+ * relay that keeps finding rows stops listening, and writers then skip the notification (see {@code
+ * keepsUp}); it reads again {@code lingerWhenBusy} (5 ms) after each cycle, so that its batches
+ * grow with the load; the first empty read makes it listen again.
  *
  * <pre>{@code
  * OutboxRelay relay = OutboxRelay.builder()
@@ -92,6 +92,9 @@ public final class OutboxRelay implements AutoCloseable {
   public static final long DEFAULT_PUBLISH_TIMEOUT_SECONDS = 10;
   public static final long DEFAULT_POLL_INTERVAL_MILLIS = 1000;
 
+  /** Default pause between the cycles of a busy relay, in milliseconds. */
+  public static final long DEFAULT_LINGER_WHEN_BUSY_MILLIS = 5;
+
   private static final Logger log = LoggerFactory.getLogger(OutboxRelay.class);
   private static final Duration ERROR_PAUSE = Duration.ofSeconds(1);
 
@@ -114,6 +117,7 @@ public final class OutboxRelay implements AutoCloseable {
   private final Duration heartbeat;
   private final Duration publishTimeout;
   private final Duration pollInterval;
+  private final Duration lingerWhenBusy;
   private final boolean listen;
   private final RetryPolicy retryPolicy;
   private final FaultInjector faults;
@@ -169,6 +173,7 @@ public final class OutboxRelay implements AutoCloseable {
     this.heartbeat = b.heartbeat;
     this.publishTimeout = b.publishTimeout;
     this.pollInterval = b.pollInterval;
+    this.lingerWhenBusy = b.lingerWhenBusy;
     this.listen = b.listen;
     this.retryPolicy = b.retryPolicy;
     this.faults = b.faults;
@@ -644,7 +649,11 @@ public final class OutboxRelay implements AutoCloseable {
           pause(ERROR_PAUSE);
           continue;
         }
-        if (read >= 0 && read < batchSize && !keepsUp(read)) {
+        if (read >= 0 && read < batchSize && keepsUp(read)) {
+          if (!lingerWhenBusy.isZero()) {
+            pause(lingerWhenBusy); // let the next batch grow; no notification wakes it early
+          }
+        } else if (read >= 0 && read < batchSize) {
           long untilCoordination = nextCoordinationNanos - System.nanoTime();
           long wait = Math.min(pollInterval.toNanos(), untilCoordination);
           if (lateLookNanos != 0) {
@@ -676,17 +685,18 @@ public final class OutboxRelay implements AutoCloseable {
   }
 
   /**
-   * After a caught-up cycle: whether to look again at once, without waiting for a notification.
-   * Under a steady stream of commits every read finds rows, and a notification per commit would
-   * only wake the listener, the relay and the database's listening session for nothing: after
-   * {@value #BUSY_CYCLES} caught-up cycles in a row that each published something, the relay
-   * switches the notifications off and keeps reading; the first read that finds nothing switches
-   * them on again (and the listener then calls once, for rows committed in between) before the
-   * relay waits. While no relay listens, writers skip the notification (the outbox trigger checks
-   * {@code tandem_relay_instance.listening}); a row inserted then but committed after the relay's
-   * last read is found by one more look {@code LATE_LOOK} later, or by the fallback poll. A cycle
-   * whose batch was not acknowledged (broker down) never counts as busy: the relay then waits as
-   * usual, it does not spin.
+   * After a caught-up cycle: whether to look again soon ({@code lingerWhenBusy} later), without
+   * waiting for a notification. Under a steady stream of commits every read finds rows, and a
+   * notification per commit would only wake the listener, the relay and the database's listening
+   * session for nothing: after {@value #BUSY_CYCLES} caught-up cycles in a row that each published
+   * something, the relay switches the notifications off and keeps reading, {@code lingerWhenBusy}
+   * after each cycle so that the batches grow with the load; the first read that finds nothing
+   * switches them on again (and the listener then calls once, for rows committed in between) before
+   * the relay waits. While no relay listens, writers skip the notification (the outbox trigger
+   * checks {@code tandem_relay_instance.listening}); a row inserted then but committed after the
+   * relay's last read is found by one more look {@code LATE_LOOK} later, or by the fallback poll. A
+   * cycle whose batch was not acknowledged (broker down) never counts as busy: the relay then waits
+   * as usual, it does not spin.
    */
   private boolean keepsUp(int read) {
     InsertNotifications notifications = listener;
@@ -845,6 +855,7 @@ public final class OutboxRelay implements AutoCloseable {
     private Duration publishTimeout = Duration.ofSeconds(DEFAULT_PUBLISH_TIMEOUT_SECONDS);
     private Duration pollInterval = Duration.ofMillis(DEFAULT_POLL_INTERVAL_MILLIS);
     private boolean listen = true;
+    private Duration lingerWhenBusy = Duration.ofMillis(DEFAULT_LINGER_WHEN_BUSY_MILLIS);
     private RetryPolicy retryPolicy = RetryPolicy.DEFAULTS;
     private FaultInjector faults = FaultInjector.NONE;
     private ThreadFactory threadFactory;
@@ -892,6 +903,20 @@ public final class OutboxRelay implements AutoCloseable {
     /** How often the relay heartbeats, renews its leases and rebalances. */
     public Builder heartbeatInterval(Duration heartbeat) {
       this.heartbeat = heartbeat;
+      return this;
+    }
+
+    /**
+     * How long a busy relay waits after a cycle before it reads again (PostgreSQL with {@code
+     * listenForInserts} only: elsewhere the relay polls). Under a steady stream of commits the next
+     * batch then holds the rows of this interval: fewer, larger batches cost the database, the
+     * broker and the relay less per event than a read straight after each acknowledgement, at the
+     * price of at most this much latency while the stream lasts. Default {@value
+     * OutboxRelay#DEFAULT_LINGER_WHEN_BUSY_MILLIS} ms; zero reads again at once; at most 1 s. A
+     * full batch (a backlog) is always followed by the next read at once.
+     */
+    public Builder lingerWhenBusy(Duration lingerWhenBusy) {
+      this.lingerWhenBusy = lingerWhenBusy;
       return this;
     }
 
@@ -948,6 +973,11 @@ public final class OutboxRelay implements AutoCloseable {
           "batchSize must be between 1 and 10000, was " + batchSize);
       positive("publishTimeout", publishTimeout);
       positive("pollInterval", pollInterval);
+      require(
+          lingerWhenBusy != null
+              && !lingerWhenBusy.isNegative()
+              && lingerWhenBusy.compareTo(Duration.ofSeconds(1)) <= 0,
+          "lingerWhenBusy must be between 0 and 1 s, was " + lingerWhenBusy);
       positive("leaseDuration", lease);
       positive("heartbeatInterval", heartbeat);
       require(

@@ -577,6 +577,41 @@ abstract class OutboxRelayTest {
     assertAckedInAggregateOrder();
   }
 
+  @Test
+  void aBusyRelayLingersBetweenCyclesSoItsBatchesGrowWithTheLoad() throws Exception {
+    Assumptions.assumeTrue(announcesInserts(), "this database has no insert notifications");
+    OutboxRelay relay =
+        started(
+            relay("r-linger")
+                .lingerWhenBusy(Duration.ofMillis(300))
+                .pollInterval(Duration.ofSeconds(30))
+                .heartbeatInterval(Duration.ofSeconds(15))
+                .leaseDuration(Duration.ofSeconds(40)));
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> relay.status().ownedPartitions().size() == 64);
+
+    // A stream of single-event transactions for 5 s, without pauses between them.
+    long end = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+    int appended = 0;
+    while (System.nanoTime() < end) {
+      append("linger-" + appended + "-", 1, 1);
+      appended++;
+    }
+    await().atMost(Duration.ofSeconds(10)).until(() -> unpublished() == 0);
+    List<Integer> sizes = List.copyOf(transport.batchSizes);
+    assertThat(sizes.stream().mapToInt(Integer::intValue).sum()).isEqualTo(appended);
+    // The relay counts as busy after 8 cycles that each found rows; from then on, a batch holds
+    // what the stream committed in 300 ms. A relay reading straight after each cycle (or woken by
+    // each notification) publishes these one transaction at a time instead: batches of 1 or 2.
+    assertThat(sizes.size()).as("%d events in batches %s", appended, sizes).isGreaterThan(10);
+    List<Integer> busy = sizes.subList(8, sizes.size() - 1); // the tail may be short
+    assertThat(busy.stream().mapToInt(Integer::intValue).average().orElseThrow())
+        .as("mean batch once busy, of %d events in batches %s", appended, sizes)
+        .isGreaterThanOrEqualTo(3.0);
+    assertAckedInAggregateOrder();
+  }
+
   private boolean listening(String relayId) {
     return db.count(
             "SELECT count(*) FROM tandem_relay_instance WHERE relay_id = '"
@@ -643,6 +678,10 @@ abstract class OutboxRelayTest {
                     .build())
         .hasMessageContaining(
             "leaseDuration (PT2S) must exceed publishTimeout + heartbeatInterval");
+    assertThatThrownBy(() -> relay("x").lingerWhenBusy(Duration.ofMillis(-1)).build())
+        .hasMessageContaining("lingerWhenBusy must be between 0 and 1 s, was PT-0.001S");
+    assertThatThrownBy(() -> relay("x").lingerWhenBusy(Duration.ofSeconds(2)).build())
+        .hasMessageContaining("lingerWhenBusy must be between 0 and 1 s, was PT2S");
     assertThatThrownBy(() -> OutboxRelay.builder().transport(transport).build())
         .hasMessage("dataSource is required");
   }

@@ -19,6 +19,7 @@ import java.util.function.Function;
  */
 final class RecordingTransport implements Transport {
   final List<Event> acknowledged = new CopyOnWriteArrayList<>();
+  final List<Integer> batchSizes = new CopyOnWriteArrayList<>();
   final ConcurrentHashMap<UUID, Integer> attempts = new ConcurrentHashMap<>();
   volatile Function<Event, ErrorClass> failWith = e -> null;
   volatile Duration delay = Duration.ZERO;
@@ -37,6 +38,7 @@ final class RecordingTransport implements Transport {
       throw new IllegalStateException("transport bug: publish threw instead of reporting");
     }
     publishing.countDown();
+    batchSizes.add(events.size());
     if (!delay.isZero()) {
       try {
         Thread.sleep(delay.toMillis()); // simulates a slow broker, not a wait for an outcome
