@@ -25,8 +25,16 @@ final class CpuTrace {
 
   static CpuTrace sample() {
     String self = Long.toString(ProcessHandle.current().pid());
-    return new CpuTrace(
-        ticks(Path.of("/proc", self, "task"), true), ticks(Path.of("/proc"), false));
+    Map<String, Long> threads = ticks(Path.of("/proc", self, "task"), true);
+    ProcessHandle.current()
+        .children()
+        .forEach(
+            child ->
+                ticks(Path.of("/proc", Long.toString(child.pid()), "task"), true)
+                    .forEach(
+                        (name, t) ->
+                            threads.merge("child " + child.pid() + ": " + name, t, Long::sum)));
+    return new CpuTrace(threads, ticks(Path.of("/proc"), false));
   }
 
   /** Prints the CPU milliseconds per thread group and per process used since {@code earlier}. */
@@ -42,7 +50,7 @@ final class CpuTrace {
         .map(e -> Map.entry(e.getKey(), e.getValue() - before.getOrDefault(e.getKey(), 0L)))
         .filter(e -> e.getValue() > 0)
         .sorted((a, b) -> Long.compare(b.getValue(), a.getValue()))
-        .limit(12)
+        .limit(30)
         .forEach(
             e ->
                 System.err.printf(
@@ -50,6 +58,19 @@ final class CpuTrace {
                     e.getValue() * TICK_NANOS / 1e6,
                     e.getValue() * TICK_NANOS / 1e3 / Math.max(1, events),
                     e.getKey()));
+  }
+
+  /**
+   * "postgres" plus the database of a backend (its process title reads {@code postgres: user
+   * database host state}), without the run's random suffix; auxiliary processes by their title.
+   */
+  private static String postgresRole(Path process) throws IOException {
+    String title = Files.readString(process.resolve("cmdline")).replace('\0', ' ').trim();
+    String[] words = title.split(" ");
+    if (words.length >= 3 && words[0].equals("postgres:") && title.contains("(")) {
+      return "postgres " + words[2].replaceAll("_[a-z0-9]+$", "");
+    }
+    return title.length() > 40 ? title.substring(0, 40) : title;
   }
 
   private static Map<String, Long> ticks(Path dir, boolean threadsOfOneProcess) {
@@ -65,6 +86,8 @@ final class CpuTrace {
             name = name.replaceAll("[0-9]+", "#"); // one line per pool
           } else if (name.equals("java")) {
             name = "java " + p.getFileName();
+          } else if (name.equals("postgres")) {
+            name = postgresRole(p);
           }
           out.merge(name, ticks, Long::sum);
         } catch (IOException | RuntimeException e) {

@@ -21,6 +21,9 @@ import java.util.Map;
  * @param writersAlonePerSec writer commits/s without the relay
  * @param writersWithRelayPerSec writer commits/s with the relay
  * @param offeredPerSec achieved offered rate of the steady-load run
+ * @param writerRatioRounds the writer ratio of every measured round; the median is reported
+ * @param p99MillisAt1000PerSecRounds the steady p99 of every measured window; the median is
+ *     reported
  * @param database the database the figures come from
  */
 public record RelayBenchReport(
@@ -37,6 +40,8 @@ public record RelayBenchReport(
     double writersAlonePerSec,
     double writersWithRelayPerSec,
     double offeredPerSec,
+    double[] writerRatioRounds,
+    double[] p99MillisAt1000PerSecRounds,
     String database) {
 
   public double ratio() {
@@ -72,8 +77,18 @@ public record RelayBenchReport(
     m.put("writers_alone_per_s", num(writersAlonePerSec));
     m.put("writers_with_relay_per_s", num(writersWithRelayPerSec));
     m.put("offered_per_s", num(offeredPerSec));
+    m.put("writer_ratio_rounds", list(writerRatioRounds, "%.3f"));
+    m.put("p99_ms_at_1000_per_s_rounds", list(p99MillisAt1000PerSecRounds, "%.1f"));
     m.put("database", "\"" + database + "\"");
     return m;
+  }
+
+  private static String list(double[] values, String format) {
+    StringBuilder b = new StringBuilder("[");
+    for (double v : values) {
+      b.append(b.length() > 1 ? ", " : "").append(String.format(Locale.ROOT, format, v));
+    }
+    return b.append(']').toString();
   }
 
   private static String num(double v) {

@@ -33,7 +33,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * <ol>
  *   <li>The orchestrator and the four participants run as {@link SagaBenchSystem} describes: five
  *       databases on one server, five relays, five consumer runners, one broker.
- *   <li>A warm-up of {@value #WARM_UP_SAGAS} sagas (fewer when fewer are asked for).
+ *   <li>A warm-up of {@value #WARM_UP_SAGAS} sagas (fewer when fewer are asked for) and {@value
+ *       #WINDOW_SECONDS} s of the writers below: the JIT of this JVM and of the broker compiles for
+ *       tens of seconds, and a shorter warm-up left a fifth of the measured CPU to it.
  *   <li>Commit rate before: {@code 5 × lanes} writers, spread over the same five databases, commit
  *       small transactions (insert a row, update one of 1,000 counter rows) for {@value
  *       #WINDOW_SECONDS} s.
@@ -67,7 +69,7 @@ public final class SagaBenchmark {
   public static final int DEFAULT_LANES = 4;
 
   static final int STARTERS = 4;
-  static final int WARM_UP_SAGAS = 500;
+  static final int WARM_UP_SAGAS = 2_000;
   static final int WINDOW_SECONDS = 5;
   private static final int COUNTERS = 1_000;
   private static final Duration STALL_TIMEOUT = Duration.ofSeconds(120);
@@ -141,9 +143,9 @@ public final class SagaBenchmark {
         // CPU time is counted for the whole pipeline only when the server is this run's own.
         SagaCpuMeter cpu = new SagaCpuMeter(postgres.isEmbedded() ? system.postmasterPid() : null);
         int warmUp = Math.min(sagas, WARM_UP_SAGAS);
-        say("warming up (%d sagas, 1 s of writers)", warmUp);
+        say("warming up (%d sagas, %d s of writers)", warmUp, WINDOW_SECONDS);
         drive(system, warmUp);
-        commitRate(system, cpu, writers, Duration.ofSeconds(1), false);
+        commitRate(system, cpu, writers, Duration.ofSeconds(WINDOW_SECONDS), false);
 
         Rate before = commitRate(system, cpu, writers, Duration.ofSeconds(WINDOW_SECONDS), false);
         say(
@@ -154,8 +156,13 @@ public final class SagaBenchmark {
         long consumed0 = system.consumerTransactions();
         long xid0 = system.nextServerXid();
         SagaCpuMeter.Sample cpu0 = cpu.sample();
+        boolean trace = System.getenv("TANDEM_BENCH_TRACE") != null;
+        CpuTrace trace0 = trace ? CpuTrace.sample() : null;
         Measured m = drive(system, sagas);
         SagaCpuMeter.Sample sagaCpu = cpu.sample().minus(cpu0);
+        if (trace) {
+          CpuTrace.sample().printSince(trace0, sagas);
+        }
         awaitDrained(system);
         long xid1 = system.nextServerXid();
         long marks = system.relayMarks() - marks0;
