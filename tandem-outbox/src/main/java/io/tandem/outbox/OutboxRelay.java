@@ -146,7 +146,7 @@ public final class OutboxRelay implements AutoCloseable {
   // writers skipped the notification and whose commit came after the last read.
   private static final Duration LATE_LOOK = Duration.ofMillis(100);
   private long lateLookNanos; // 0: none due
-  private volatile int lastAcknowledged;
+  private int lastAcknowledged; // of the last caught-up batch (worker thread only)
 
   // Pipeline state, used by whichever thread runs cycles (the worker, or runOnce's caller).
   private static final int PIPELINE_DEPTH = 2;
@@ -328,8 +328,9 @@ public final class OutboxRelay implements AutoCloseable {
     if (claimed.size() < batchSize) {
       // Caught up: publish on this thread (no hand-over to the pipeline, whose thread would only
       // add a wake-up to the latency), mark on the recorder thread, let the full batches finish.
+      lastAcknowledged = 0;
       try {
-        publish(read, owned, true);
+        lastAcknowledged = publish(read, owned, true);
       } catch (FaultInjector.SimulatedCrash crash) {
         throw crash;
       } catch (RuntimeException e) {
@@ -353,22 +354,22 @@ public final class OutboxRelay implements AutoCloseable {
   /**
    * Publishes the batch and records its outcome: on this thread, or with {@code recordLater} and no
    * failure in the batch, on the recorder thread (the rows stay out of reads until then).
+   *
+   * @return how many of its events the broker acknowledged
    */
-  private void publish(List<ClaimedEvent> batch, OwnedPartitions owned, boolean recordLater) {
+  private int publish(List<ClaimedEvent> batch, OwnedPartitions owned, boolean recordLater) {
     try {
       Timer.Sample sample = Timer.start(meters);
       faults.reached(FaultInjector.RELAY_AFTER_CLAIM);
       List<Long> acknowledged = new ArrayList<>(batch.size());
       List<OutboxStore.Failure> failures = new ArrayList<>();
-      lastAcknowledged = 0;
       publishInRounds(batch, owned, acknowledged, failures);
-      lastAcknowledged = acknowledged.size();
       faults.reached(FaultInjector.RELAY_AFTER_ACK);
       long publishNanos = sample.stop(batchTimer);
       long recordStart = System.nanoTime();
       if (recordLater && failures.isEmpty()) {
         recordLater(owned, acknowledged);
-        return;
+        return acknowledged.size();
       }
       if (recordLater) {
         awaitRecords(); // marks go in order; retries and quarantines are in place before a read
@@ -382,6 +383,7 @@ public final class OutboxRelay implements AutoCloseable {
             publishNanos / 1000,
             (System.nanoTime() - recordStart) / 1000);
       }
+      return acknowledged.size();
     } catch (FaultInjector.SimulatedCrash crash) {
       crashed = crash;
       throw crash;

@@ -612,6 +612,50 @@ abstract class OutboxRelayTest {
     assertAckedInAggregateOrder();
   }
 
+  @Test
+  void aRelayWhoseBatchesAreNotAcknowledgedNeverCountsAsBusy() throws Exception {
+    Assumptions.assumeTrue(announcesInserts(), "this database has no insert notifications");
+    AtomicBoolean brokerDown = new AtomicBoolean(true);
+    transport.failWith = e -> brokerDown.get() ? ErrorClass.BROKER_UNAVAILABLE : null;
+    OutboxRelay relay =
+        started(
+            relay("r-down")
+                .pollInterval(Duration.ofSeconds(30))
+                .heartbeatInterval(Duration.ofSeconds(15))
+                .leaseDuration(Duration.ofSeconds(40))
+                .retryPolicy(
+                    RetryPolicy.builder()
+                        .base(Duration.ofMillis(5))
+                        .cap(Duration.ofMillis(20))
+                        .maxAttempts(1000)
+                        .build()));
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> relay.status().ownedPartitions().size() == 64);
+
+    // Every commit wakes the relay and every read finds rows, as in aBusyRelayStopsListening...,
+    // but no batch is acknowledged: the relay must keep listening and waiting, not read in a loop
+    // with the notifications off.
+    long end = System.nanoTime() + Duration.ofSeconds(3).toNanos();
+    int appended = 0;
+    boolean everOff = false;
+    while (System.nanoTime() < end) {
+      append("down-" + appended + "-", 1, 1);
+      appended++;
+      everOff |= !listening("r-down");
+    }
+    assertThat(transport.batchSizes.size())
+        .as("the relay tried the stream's batches")
+        .isGreaterThan(8);
+    assertThat(everOff).as("listening switched off while nothing was acknowledged").isFalse();
+    assertThat(listening("r-down")).isTrue();
+
+    brokerDown.set(false);
+    await().atMost(Duration.ofSeconds(10)).until(() -> unpublished() == 0);
+    assertThat(relay.publishedCount()).isEqualTo(appended);
+    assertAckedInAggregateOrder();
+  }
+
   private boolean listening(String relayId) {
     return db.count(
             "SELECT count(*) FROM tandem_relay_instance WHERE relay_id = '"
