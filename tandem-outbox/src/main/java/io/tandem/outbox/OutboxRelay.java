@@ -653,7 +653,7 @@ public final class OutboxRelay implements AutoCloseable {
         }
         if (read >= 0 && read < batchSize && keepsUp(read)) {
           if (!lingerWhenBusy.isZero()) {
-            pause(lingerWhenBusy); // let the next batch grow; no notification wakes it early
+            pause(lingerWhenBusy); // the next batch grows meanwhile (wakeUp() ends it early)
           }
         } else if (read >= 0 && read < batchSize) {
           long untilCoordination = nextCoordinationNanos - System.nanoTime();
