@@ -189,8 +189,7 @@ abstract class OutboxRelayTest {
 
   @Test
   void aRelayJoiningTakesAFairShareOfPartitionsAndBothPublishWithoutDuplicates() {
-    OutboxRelay a = started(relay("r-a"));
-    await().atMost(Duration.ofSeconds(5)).until(() -> a.status().ownedPartitions().size() == 64);
+    OutboxRelay a = startedOwningAll(relay("r-a"));
     OutboxRelay b = started(relay("r-b"));
     await()
         .atMost(Duration.ofSeconds(10))
@@ -258,8 +257,7 @@ abstract class OutboxRelayTest {
 
   @Test
   void aClosedRelayGivesItsPartitionsBackAtOnce() {
-    OutboxRelay a = started(relay("r-leaving"));
-    await().atMost(Duration.ofSeconds(5)).until(() -> a.status().ownedPartitions().size() == 64);
+    OutboxRelay a = startedOwningAll(relay("r-leaving"));
     a.close();
     OutboxStatus status = OutboxOperations.create(db.dataSource).status();
     assertThat(status.unowned()).hasSize(64);
@@ -386,15 +384,7 @@ abstract class OutboxRelayTest {
     List<Event> events = append(3, 2);
     AtomicBoolean brokerDown = new AtomicBoolean(true);
     transport.failWith = e -> brokerDown.get() ? ErrorClass.TIMEOUT : null;
-    OutboxRelay relay =
-        started(
-            relay("r-recover")
-                .retryPolicy(
-                    RetryPolicy.builder()
-                        .base(Duration.ofMillis(10))
-                        .cap(Duration.ofMillis(50))
-                        .maxAttempts(1000)
-                        .build()));
+    OutboxRelay relay = started(relay("r-recover").retryPolicy(retryingForever()));
     await()
         .atMost(Duration.ofSeconds(10))
         .until(
@@ -495,13 +485,7 @@ abstract class OutboxRelayTest {
   void anIdleRelayIsWokenByTheInsertNotificationNotByItsPoll() {
     Assumptions.assumeTrue(announcesInserts(), "this database has no insert notifications");
     // Poll and heartbeat far apart: only the notification can make the relay look in time.
-    OutboxRelay.Builder slow =
-        relay("r-sleepy")
-            .pollInterval(Duration.ofSeconds(30))
-            .heartbeatInterval(Duration.ofSeconds(15))
-            .leaseDuration(Duration.ofSeconds(40));
-    OutboxRelay deaf = started(slow.listenForInserts(false));
-    await().atMost(Duration.ofSeconds(5)).until(() -> deaf.status().ownedPartitions().size() == 64);
+    OutboxRelay deaf = startedOwningAll(notifiedOnly("r-sleepy").listenForInserts(false));
     append(1, 1);
     await()
         .during(Duration.ofSeconds(2))
@@ -509,15 +493,7 @@ abstract class OutboxRelayTest {
         .until(() -> unpublished() == 1); // the control: without LISTEN it stays unpublished
     deaf.close();
 
-    OutboxRelay listening =
-        started(
-            relay("r-listening")
-                .pollInterval(Duration.ofSeconds(30))
-                .heartbeatInterval(Duration.ofSeconds(15))
-                .leaseDuration(Duration.ofSeconds(40)));
-    await()
-        .atMost(Duration.ofSeconds(5))
-        .until(() -> listening.status().ownedPartitions().size() == 64);
+    OutboxRelay listening = startedOwningAll(notifiedOnly("r-listening"));
     await().atMost(Duration.ofSeconds(3)).until(() -> unpublished() == 0);
     append("late-", 1, 1);
     await().atMost(Duration.ofSeconds(3)).until(() -> unpublished() == 0);
@@ -529,10 +505,7 @@ abstract class OutboxRelayTest {
       throws Exception {
     Assumptions.assumeTrue(announcesInserts(), "this database has no insert notifications");
     transport.delay = Duration.ofMillis(5); // each cycle takes a broker round trip
-    OutboxRelay relay = started(notifiedOnly("r-busy"));
-    await()
-        .atMost(Duration.ofSeconds(5))
-        .until(() -> relay.status().ownedPartitions().size() == 64);
+    OutboxRelay relay = startedOwningAll(notifiedOnly("r-busy"));
     assertThat(listening("r-busy")).as("an idle relay listens").isTrue();
 
     // A steady stream: every read finds rows, so the relay keeps reading without notifications.
@@ -575,10 +548,8 @@ abstract class OutboxRelayTest {
   @Test
   void aBusyRelayLingersBetweenCyclesSoItsBatchesGrowWithTheLoad() throws Exception {
     Assumptions.assumeTrue(announcesInserts(), "this database has no insert notifications");
-    OutboxRelay relay = started(notifiedOnly("r-linger").lingerWhenBusy(Duration.ofMillis(300)));
-    await()
-        .atMost(Duration.ofSeconds(5))
-        .until(() -> relay.status().ownedPartitions().size() == 64);
+    OutboxRelay relay =
+        startedOwningAll(notifiedOnly("r-linger").lingerWhenBusy(Duration.ofMillis(300)));
 
     // A stream of single-event transactions for 3 s, without pauses between them.
     long end = System.nanoTime() + Duration.ofSeconds(3).toNanos();
@@ -606,18 +577,7 @@ abstract class OutboxRelayTest {
     Assumptions.assumeTrue(announcesInserts(), "this database has no insert notifications");
     AtomicBoolean brokerDown = new AtomicBoolean(true);
     transport.failWith = e -> brokerDown.get() ? ErrorClass.BROKER_UNAVAILABLE : null;
-    OutboxRelay relay =
-        started(
-            notifiedOnly("r-down")
-                .retryPolicy(
-                    RetryPolicy.builder()
-                        .base(Duration.ofMillis(5))
-                        .cap(Duration.ofMillis(20))
-                        .maxAttempts(1000)
-                        .build()));
-    await()
-        .atMost(Duration.ofSeconds(5))
-        .until(() -> relay.status().ownedPartitions().size() == 64);
+    OutboxRelay relay = startedOwningAll(notifiedOnly("r-down").retryPolicy(retryingForever()));
 
     // Every commit wakes the relay and every read finds rows, as in aBusyRelayStopsListening...,
     // but no batch is acknowledged: the relay must keep listening and waiting, not read in a loop
@@ -640,6 +600,26 @@ abstract class OutboxRelayTest {
     await().atMost(Duration.ofSeconds(10)).until(() -> unpublished() == 0);
     assertThat(relay.publishedCount()).isEqualTo(appended);
     assertAckedInAggregateOrder();
+  }
+
+  /**
+   * Retries 10 to 50 ms apart, up to 1,000 attempts: a broker outage in a test never quarantines.
+   */
+  private static RetryPolicy retryingForever() {
+    return RetryPolicy.builder()
+        .base(Duration.ofMillis(10))
+        .cap(Duration.ofMillis(50))
+        .maxAttempts(1000)
+        .build();
+  }
+
+  /** Starts the relay and waits until it owns every partition (it is then the only relay). */
+  private OutboxRelay startedOwningAll(OutboxRelay.Builder builder) {
+    OutboxRelay relay = started(builder);
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> relay.status().ownedPartitions().size() == 64);
+    return relay;
   }
 
   /** A relay that, within a test's time, reads only when notified (a 30 s fallback poll). */
