@@ -52,6 +52,7 @@ public record ConsumerBenchReport(
     m.put("events", events);
     m.put("lanes", lanes);
     m.put("database", "\"" + database + "\"");
+    m.put("jit", "\"" + BenchJvm.describe() + "\"");
     return m;
   }
 

@@ -80,6 +80,7 @@ public record RelayBenchReport(
     m.put("writer_ratio_rounds", list(writerRatioRounds, "%.3f"));
     m.put("p99_ms_at_1000_per_s_rounds", list(p99MillisAt1000PerSecRounds, "%.1f"));
     m.put("database", "\"" + database + "\"");
+    m.put("jit", "\"" + BenchJvm.describe() + "\"");
     return m;
   }
 

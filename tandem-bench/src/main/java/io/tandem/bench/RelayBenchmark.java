@@ -91,11 +91,11 @@ public final class RelayBenchmark {
                 ? PostgresServer.embedded().durable(true).start()
                 : PostgresServer.external(jdbcUrl);
         KafkaBrokerProcess kafkaProcess =
-            kafkaBootstrap == null ? KafkaBrokerProcess.start() : null) {
+            kafkaBootstrap == null ? KafkaBrokerProcess.start(BenchJvm.brokerOptions()) : null) {
       String bootstrap = kafkaProcess != null ? kafkaProcess.bootstrapServers() : kafkaBootstrap;
       KafkaBroker kafka = KafkaBroker.external(bootstrap);
       String database = postgres.isEmbedded() ? "embedded PostgreSQL (fsync on)" : jdbcUrl;
-      say("PostgreSQL: %s; Kafka: %s", database, bootstrap);
+      say("PostgreSQL: %s; Kafka: %s; JIT: %s", database, bootstrap, BenchJvm.describe());
       String topic = "bench." + run + ".account";
       kafka.createTopic(topic, 6);
       Duration window = Duration.ofSeconds(quick ? 5 : 10);
@@ -315,7 +315,7 @@ public final class RelayBenchmark {
   static final Duration STEADY_WARM_UP = Duration.ofSeconds(15);
 
   /** Measured rounds of the writers' comparison and of the steady load; the median is reported. */
-  static final int ROUNDS = 3;
+  static final int ROUNDS = 5;
 
   /**
    * How long each unmeasured writers' run (alone, then with the relay) lasts; half with --quick.
@@ -543,16 +543,18 @@ public final class RelayBenchmark {
 
   private Double drainInChildProcess(BenchDatabase db, String bootstrap, String topic)
       throws Exception {
-    List<String> command =
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.add("-Xmx256m");
+    command.addAll(BenchJvm.jitOptions());
+    command.addAll(
         List.of(
-            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-            "-Xmx256m",
             "-cp",
             System.getProperty("java.class.path"),
             RelayDrainMain.class.getName(),
             db.database.jdbcUrl(),
             bootstrap,
-            topic);
+            topic));
     say("draining the backlog with a relay process limited to -Xmx256m");
     Process p = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD).start();
     Double heap = null;

@@ -93,6 +93,7 @@ public record SagaBenchReport(
     m.put("in_flight", inFlight);
     m.put("lanes", lanes);
     m.put("database", "\"" + database + "\"");
+    m.put("jit", "\"" + BenchJvm.describe() + "\"");
     return m;
   }
 

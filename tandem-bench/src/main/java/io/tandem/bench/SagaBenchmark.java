@@ -121,10 +121,10 @@ public final class SagaBenchmark {
                 ? PostgresServer.embedded().durable(true).start()
                 : PostgresServer.external(jdbcUrl);
         KafkaBrokerProcess kafkaProcess =
-            kafkaBootstrap == null ? KafkaBrokerProcess.start() : null) {
+            kafkaBootstrap == null ? KafkaBrokerProcess.start(BenchJvm.brokerOptions()) : null) {
       String bootstrap = kafkaProcess != null ? kafkaProcess.bootstrapServers() : kafkaBootstrap;
       String database = postgres.isEmbedded() ? "embedded PostgreSQL (fsync on)" : jdbcUrl;
-      say("PostgreSQL: %s; Kafka: %s", database, bootstrap);
+      say("PostgreSQL: %s; Kafka: %s; JIT: %s", database, bootstrap, BenchJvm.describe());
       int writers = SagaBenchSystem.PARTICIPANTS.size() * lanes + lanes;
       try (SagaBenchSystem system =
           SagaBenchSystem.start(

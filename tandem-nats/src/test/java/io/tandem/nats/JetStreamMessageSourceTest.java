@@ -241,12 +241,15 @@ class JetStreamMessageSourceTest {
           return true;
         };
 
-    start(builder().ackWait(SHORT_ACK_WAIT).maxAckPending(100).batchSize(4), full);
+    // The waiting messages stay delivered only through the source's in-progress ticks (every third
+    // of the ack wait); 2 s left a loaded CI machine too little slack (one redelivery seen).
+    Duration ackWait = Duration.ofSeconds(3);
+    start(builder().ackWait(ackWait).maxAckPending(100).batchSize(4), full);
 
     Awaitility.await().atMost(WAIT).until(() -> waiting.get() == 1);
     // three ack waits: no further pull, and the rest of the batch keeps its delivery
     Awaitility.await()
-        .during(SHORT_ACK_WAIT.multipliedBy(3))
+        .during(ackWait.multipliedBy(3))
         .atMost(WAIT)
         .until(() -> consumerInfo().getNumAckPending() == 4);
     permits.release(1000);

@@ -6,6 +6,7 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -37,13 +38,20 @@ public final class KafkaBrokerProcess implements AutoCloseable {
 
   /** Starts the broker process and waits until it serves clients. */
   public static KafkaBrokerProcess start() {
-    List<String> command =
-        List.of(
-            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-            "-Xmx512m",
-            "-cp",
-            System.getProperty("java.class.path"),
-            KafkaBrokerMain.class.getName());
+    return start(List.of());
+  }
+
+  /**
+   * Starts the broker process with extra options for its JVM (after the default {@code -Xmx512m}),
+   * for example {@code -XX:TieredStopAtLevel=1}, and waits until it serves clients.
+   */
+  public static KafkaBrokerProcess start(List<String> jvmOptions) {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.add("-Xmx512m");
+    command.addAll(jvmOptions);
+    command.addAll(
+        List.of("-cp", System.getProperty("java.class.path"), KafkaBrokerMain.class.getName()));
     Process process;
     try {
       process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD).start();
