@@ -21,6 +21,8 @@ import java.util.Map;
  * @param writersAlonePerSec writer commits/s without the relay
  * @param writersWithRelayPerSec writer commits/s with the relay
  * @param offeredPerSec achieved offered rate of the steady-load run
+ * @param ratioRounds the throughput / ceiling ratio of every measured pair of drains; the pair with
+ *     the median ratio gives {@code throughputPerSec} and {@code ceilingPerSec}
  * @param writerRatioRounds the writer ratio of every measured round; the median is reported
  * @param p99MillisAt1000PerSecRounds the steady p99 of every measured window; the median is
  *     reported
@@ -40,6 +42,7 @@ public record RelayBenchReport(
     double writersAlonePerSec,
     double writersWithRelayPerSec,
     double offeredPerSec,
+    double[] ratioRounds,
     double[] writerRatioRounds,
     double[] p99MillisAt1000PerSecRounds,
     String database) {
@@ -77,6 +80,7 @@ public record RelayBenchReport(
     m.put("writers_alone_per_s", num(writersAlonePerSec));
     m.put("writers_with_relay_per_s", num(writersWithRelayPerSec));
     m.put("offered_per_s", num(offeredPerSec));
+    m.put("ratio_rounds", list(ratioRounds, "%.3f"));
     m.put("writer_ratio_rounds", list(writerRatioRounds, "%.3f"));
     m.put("p99_ms_at_1000_per_s_rounds", list(p99MillisAt1000PerSecRounds, "%.1f"));
     m.put("database", "\"" + database + "\"");
