@@ -127,17 +127,10 @@ public final class RelayBenchmark {
         double t = throughput(postgres, bootstrap, topic);
         drains[r] = new double[] {t / c, t, c};
       }
-      double[] throughputRatios = Arrays.stream(drains).mapToDouble(d -> d[0]).toArray();
-      double[] drain =
-          Arrays.stream(drains)
-              .sorted(Comparator.comparingDouble(d -> d[0]))
-              .toList()
-              .get(ROUNDS / 2);
+      double[] throughputRatios = firstColumn(drains);
+      double[] drain = medianRow(drains, "throughput");
       double throughput = drain[1];
       double ceiling = drain[2];
-      say(
-          "throughput ratios of the %d rounds: %s (median %.3f)",
-          ROUNDS, Arrays.toString(throughputRatios), drain[0]);
       // One unmeasured pair first: the paced and concurrent paths (4 writers, a relay publishing
       // small batches beside them) are not the drains' paths, and the JIT of this JVM and of the
       // broker compiles them for tens of seconds.
@@ -158,15 +151,8 @@ public final class RelayBenchmark {
               withRelay[0] / alone[0], alone[0], withRelay[0], withRelay[1], withRelay[2]
             };
       }
-      double[] writerRatios = Arrays.stream(pairs).mapToDouble(p -> p[0]).toArray();
-      double[] pair =
-          Arrays.stream(pairs)
-              .sorted(Comparator.comparingDouble(p -> p[0]))
-              .toList()
-              .get(ROUNDS / 2);
-      say(
-          "writer ratios of the %d rounds: %s (median %.3f)",
-          ROUNDS, Arrays.toString(writerRatios), pair[0]);
+      double[] writerRatios = firstColumn(pairs);
+      double[] pair = medianRow(pairs, "writer");
       double[][] steady = steadyLoad(postgres, bootstrap, topic, window, ROUNDS);
       double[] steadyP99 = Arrays.stream(steady).mapToDouble(w -> w[1]).toArray();
       double steadyMedianP99 = Arrays.stream(steadyP99).sorted().toArray()[ROUNDS / 2];
@@ -217,6 +203,23 @@ public final class RelayBenchmark {
           steadyP99,
           database);
     }
+  }
+
+  private static double[] firstColumn(double[][] rounds) {
+    return Arrays.stream(rounds).mapToDouble(r -> r[0]).toArray();
+  }
+
+  /** The round whose ratio (first column) is the median, after printing every round's ratio. */
+  private double[] medianRow(double[][] rounds, String what) {
+    double[] median =
+        Arrays.stream(rounds)
+            .sorted(Comparator.comparingDouble(r -> r[0]))
+            .toList()
+            .get(rounds.length / 2);
+    say(
+        "%s ratios of the %d rounds: %s (median %.3f)",
+        what, rounds.length, Arrays.toString(firstColumn(rounds)), median[0]);
+    return median;
   }
 
   private int aggregates() {
