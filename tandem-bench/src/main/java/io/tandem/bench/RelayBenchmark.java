@@ -9,6 +9,7 @@ import io.tandem.kafka.KafkaTransport;
 import io.tandem.kafka.TopicRouter;
 import io.tandem.outbox.Outbox;
 import io.tandem.outbox.OutboxRelay;
+import io.tandem.testkit.JvmProcess;
 import io.tandem.testkit.KafkaBroker;
 import io.tandem.testkit.KafkaBrokerProcess;
 import io.tandem.testkit.PostgresServer;
@@ -16,7 +17,6 @@ import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -600,18 +600,13 @@ public final class RelayBenchmark {
 
   private Double drainInChildProcess(BenchDatabase db, String bootstrap, String topic)
       throws Exception {
-    List<String> command = new ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.add("-Xmx256m");
-    command.addAll(BenchJvm.jitOptions());
-    command.addAll(
-        List.of(
-            "-cp",
-            System.getProperty("java.class.path"),
+    List<String> options = new ArrayList<>(List.of("-Xmx256m"));
+    options.addAll(BenchJvm.jitOptions());
+    List<String> command =
+        JvmProcess.command(
+            options,
             RelayDrainMain.class.getName(),
-            db.database.jdbcUrl(),
-            bootstrap,
-            topic));
+            List.of(db.database.jdbcUrl(), bootstrap, topic));
     say("draining the backlog with a relay process limited to -Xmx256m");
     Process p = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD).start();
     Double heap = null;

@@ -1,5 +1,6 @@
 package io.tandem.cli;
 
+import io.tandem.testkit.JvmProcess;
 import java.io.File;
 import java.io.IOException;
 import java.net.URI;
@@ -9,7 +10,6 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -31,35 +31,32 @@ final class RelayProcess implements AutoCloseable {
   static RelayProcess start(String relayId, String jdbcUrl, String kafka, String prefix)
       throws IOException {
     Path log = Files.createTempFile("tandem-relay-" + relayId, ".log");
-    List<String> command = new ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.add("-Xmx256m");
-    command.add("-cp");
-    command.add(System.getProperty("java.class.path"));
-    command.add(TandemCommand.class.getName());
-    command.addAll(
-        List.of(
-            "relay",
-            "--jdbc-url",
-            jdbcUrl,
-            "--kafka-bootstrap",
-            kafka,
-            "--destination-prefix",
-            prefix,
-            "--relay-id",
-            relayId,
-            "--lease",
-            "4s",
-            "--heartbeat",
-            "500ms",
-            "--publish-timeout",
-            "2s",
-            "--poll-interval",
-            "200ms",
-            "--batch-size",
-            "100",
-            "--http-port",
-            "0"));
+    List<String> command =
+        JvmProcess.command(
+            List.of("-Xmx256m"),
+            TandemCommand.class.getName(),
+            List.of(
+                "relay",
+                "--jdbc-url",
+                jdbcUrl,
+                "--kafka-bootstrap",
+                kafka,
+                "--destination-prefix",
+                prefix,
+                "--relay-id",
+                relayId,
+                "--lease",
+                "4s",
+                "--heartbeat",
+                "500ms",
+                "--publish-timeout",
+                "2s",
+                "--poll-interval",
+                "200ms",
+                "--batch-size",
+                "100",
+                "--http-port",
+                "0"));
     Process p =
         new ProcessBuilder(command)
             .redirectErrorStream(true)

@@ -41,16 +41,10 @@ public final class JvmProcess implements AutoCloseable {
    */
   public static JvmProcess start(
       Path dir, String name, List<String> jvmOptions, String mainClass, List<String> args) {
-    List<String> command = new ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.add("-Xmx256m");
-    command.add("-XX:+UseSerialGC");
-    command.add("-XX:TieredStopAtLevel=1");
-    command.addAll(jvmOptions);
-    command.add("-cp");
-    command.add(System.getProperty("java.class.path"));
-    command.add(mainClass);
-    command.addAll(args);
+    List<String> options = new ArrayList<>(List.of("-Xmx256m", "-XX:+UseSerialGC"));
+    options.add("-XX:TieredStopAtLevel=1");
+    options.addAll(jvmOptions);
+    List<String> command = command(options, mainClass, args);
     Path log = dir.resolve(name + ".log");
     try {
       Files.createDirectories(dir);
@@ -64,6 +58,22 @@ public final class JvmProcess implements AutoCloseable {
     } catch (IOException e) {
       throw new IllegalStateException("cannot start the " + name + " process: " + e, e);
     }
+  }
+
+  /**
+   * The command line that runs {@code mainClass} with {@code args} in a child JVM: this JVM's
+   * {@code java} executable and class path, then {@code jvmOptions} (heap, JIT, system properties).
+   * For callers that read the child's output themselves instead of through {@link #start}.
+   */
+  public static List<String> command(List<String> jvmOptions, String mainClass, List<String> args) {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.addAll(jvmOptions);
+    command.add("-cp");
+    command.add(System.getProperty("java.class.path"));
+    command.add(mainClass);
+    command.addAll(args);
+    return command;
   }
 
   public String name() {

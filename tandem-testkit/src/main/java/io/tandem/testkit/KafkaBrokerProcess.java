@@ -4,7 +4,6 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -46,12 +45,9 @@ public final class KafkaBrokerProcess implements AutoCloseable {
    * for example {@code -XX:TieredStopAtLevel=1}, and waits until it serves clients.
    */
   public static KafkaBrokerProcess start(List<String> jvmOptions) {
-    List<String> command = new ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.add("-Xmx512m");
-    command.addAll(jvmOptions);
-    command.addAll(
-        List.of("-cp", System.getProperty("java.class.path"), KafkaBrokerMain.class.getName()));
+    List<String> options = new ArrayList<>(List.of("-Xmx512m"));
+    options.addAll(jvmOptions);
+    List<String> command = JvmProcess.command(options, KafkaBrokerMain.class.getName(), List.of());
     Process process;
     try {
       process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD).start();

@@ -17,11 +17,11 @@ import io.tandem.inbox.Outcome;
 import io.tandem.inbox.PermanentHandlerException;
 import io.tandem.jdbc.Migrations;
 import io.tandem.testkit.IsolatedDatabase;
+import io.tandem.testkit.JvmProcess;
 import io.tandem.testkit.TestInfrastructure;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -407,18 +407,19 @@ public abstract class ConsumerRunnerContract {
   }
 
   private Process startChild(int stallAt) throws Exception {
-    List<String> command = new ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    childProperties().forEach((k, v) -> command.add("-D" + k + "=" + v));
-    command.add("-cp");
-    command.add(System.getProperty("java.class.path"));
-    command.add(ConsumerChild.class.getName());
-    command.add(sourceFactory().getName());
-    command.add(group);
-    command.add(aggregateType);
-    command.add(database.jdbcUrl());
-    command.add(consumer);
-    command.add(Integer.toString(stallAt));
+    List<String> properties = new ArrayList<>();
+    childProperties().forEach((k, v) -> properties.add("-D" + k + "=" + v));
+    List<String> command =
+        JvmProcess.command(
+            properties,
+            ConsumerChild.class.getName(),
+            List.of(
+                sourceFactory().getName(),
+                group,
+                aggregateType,
+                database.jdbcUrl(),
+                consumer,
+                Integer.toString(stallAt)));
     return new ProcessBuilder(command).redirectErrorStream(true).start();
   }
 
