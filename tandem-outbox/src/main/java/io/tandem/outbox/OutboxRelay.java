@@ -146,6 +146,9 @@ public final class OutboxRelay implements AutoCloseable {
   // writers skipped the notification and whose commit came after the last read.
   private static final Duration LATE_LOOK = Duration.ofMillis(100);
   private long lateLookNanos; // 0: none due
+  // When the earliest retry recorded since the last read falls due: an idle relay looks then,
+  // without waiting for its fallback poll (0: none; written by whichever thread records).
+  private final AtomicLong retryLookNanos = new AtomicLong();
   private int lastAcknowledged; // of the last caught-up batch (worker thread only)
 
   // Pipeline state, used by whichever thread runs cycles (the worker, or runOnce's caller).
@@ -413,6 +416,7 @@ public final class OutboxRelay implements AutoCloseable {
     published.addAndGet(marked);
     publishedCounter.increment(marked);
     failed.addAndGet(failures.size());
+    scheduleRetryLook(failures);
     if (marked < acknowledged.size()) {
       log.warn(
           "relay {}: {} of {} acknowledged events were not marked: their partition moved to"
@@ -651,22 +655,8 @@ public final class OutboxRelay implements AutoCloseable {
           pause(ERROR_PAUSE);
           continue;
         }
-        if (read >= 0 && read < batchSize && keepsUp(read)) {
-          if (!lingerWhenBusy.isZero()) {
-            pause(lingerWhenBusy); // the next batch grows meanwhile (wakeUp() ends it early)
-          }
-        } else if (read >= 0 && read < batchSize) {
-          long untilCoordination = nextCoordinationNanos - System.nanoTime();
-          long wait = Math.min(pollInterval.toNanos(), untilCoordination);
-          if (lateLookNanos != 0) {
-            long untilLateLook = lateLookNanos - System.nanoTime();
-            if (untilLateLook > 0) {
-              wait = Math.min(wait, untilLateLook);
-            } else {
-              lateLookNanos = 0; // the read just made was that look
-            }
-          }
-          pause(Duration.ofNanos(Math.max(0, wait)));
+        if (read >= 0 && read < batchSize) { // caught up (a full batch reads again at once)
+          pause(keepsUp(read) ? lingerWhenBusy : untilNextLook());
         }
       }
       drain();
@@ -684,6 +674,54 @@ public final class OutboxRelay implements AutoCloseable {
           relayId,
           crash.getMessage());
     }
+  }
+
+  /**
+   * Notes when the earliest retry of {@code failures} falls due. Called after they were recorded:
+   * the database set their next attempt at its transaction's time, before now, plus the same delay.
+   */
+  private void scheduleRetryLook(List<OutboxStore.Failure> failures) {
+    long earliest = Long.MAX_VALUE;
+    for (OutboxStore.Failure f : failures) {
+      if (!f.quarantine()) {
+        earliest = Math.min(earliest, f.retryDelay().toNanos());
+      }
+    }
+    if (earliest == Long.MAX_VALUE) {
+      return;
+    }
+    long due = System.nanoTime() + earliest;
+    retryLookNanos.accumulateAndGet(
+        due == 0 ? 1 : due, (current, next) -> current == 0 || next - current < 0 ? next : current);
+  }
+
+  /**
+   * How long an idle relay waits for a notification before it reads anyway: the fallback poll, the
+   * next coordination (heartbeat), a late look or a retry that falls due, whichever comes first.
+   */
+  private Duration untilNextLook() {
+    long now = System.nanoTime();
+    long wait = Math.min(pollInterval.toNanos(), nextCoordinationNanos - now);
+    long retryLook = retryLookNanos.get();
+    if (retryLook != 0) {
+      long untilRetry = retryLook - now;
+      if (untilRetry > 0) {
+        wait = Math.min(wait, untilRetry);
+      } else {
+        // Due since the read just made began, or before it: one more read now, then none.
+        retryLookNanos.compareAndSet(retryLook, 0);
+        wait = 0;
+      }
+    }
+    if (lateLookNanos != 0) {
+      long untilLateLook = lateLookNanos - now;
+      if (untilLateLook > 0) {
+        wait = Math.min(wait, untilLateLook);
+      } else {
+        lateLookNanos = 0; // the read just made was that look
+      }
+    }
+    return Duration.ofNanos(Math.max(0, wait));
   }
 
   /**

@@ -26,6 +26,7 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
@@ -570,6 +571,27 @@ abstract class OutboxRelayTest {
         .as("mean batch once busy, of %d events in batches %s", appended, sizes)
         .isGreaterThanOrEqualTo(3.0);
     assertAckedInAggregateOrder();
+  }
+
+  @Test
+  void anIdleRelayRetriesWhenTheRetryFallsDueNotAtItsNextPoll() {
+    List<Event> events = append(1, 1);
+    AtomicInteger calls = new AtomicInteger();
+    transport.failWith = e -> calls.getAndIncrement() == 0 ? ErrorClass.TIMEOUT : null;
+    // A 30 s poll and a 15 s heartbeat: within the test only the retry's own due time can make
+    // the relay read again (nothing is appended after the failure, so no notification comes).
+    OutboxRelay relay =
+        started(
+            notifiedOnly("r-retry-due")
+                .retryPolicy(
+                    RetryPolicy.builder()
+                        .base(Duration.ofMillis(200))
+                        .cap(Duration.ofMillis(200))
+                        .maxAttempts(5)
+                        .build()));
+    await().atMost(Duration.ofSeconds(5)).until(() -> relay.publishedCount() == 1);
+    assertThat(transport.attempts).containsEntry(events.get(0).eventId(), 2);
+    assertThat(unpublished()).isZero();
   }
 
   @Test
