@@ -36,13 +36,13 @@ final class RelayCommand implements Callable<Integer> {
 
   @Option(
       names = "--batch-size",
-      defaultValue = "1000",
+      defaultValue = "" + OutboxRelay.DEFAULT_BATCH_SIZE,
       description = "Events per cycle (default: ${DEFAULT-VALUE}).")
   int batchSize;
 
   @Option(
       names = "--lease",
-      defaultValue = "30s",
+      defaultValue = OutboxRelay.DEFAULT_LEASE_SECONDS + "s",
       converter = DurationConverter.class,
       description =
           "Partition lease; time until others take over after a crash (default: ${DEFAULT-VALUE}).")
@@ -50,28 +50,28 @@ final class RelayCommand implements Callable<Integer> {
 
   @Option(
       names = "--heartbeat",
-      defaultValue = "5s",
+      defaultValue = OutboxRelay.DEFAULT_HEARTBEAT_SECONDS + "s",
       converter = DurationConverter.class,
       description = "Heartbeat and rebalance interval (default: ${DEFAULT-VALUE}).")
   Duration heartbeat;
 
   @Option(
       names = "--publish-timeout",
-      defaultValue = "10s",
+      defaultValue = OutboxRelay.DEFAULT_PUBLISH_TIMEOUT_SECONDS + "s",
       converter = DurationConverter.class,
       description = "Wait for the broker's acks of one batch (default: ${DEFAULT-VALUE}).")
   Duration publishTimeout;
 
   @Option(
       names = "--poll-interval",
-      defaultValue = "1s",
+      defaultValue = OutboxRelay.DEFAULT_POLL_INTERVAL_MILLIS + "ms",
       converter = DurationConverter.class,
       description = "Fallback poll when idle (default: ${DEFAULT-VALUE}).")
   Duration pollInterval;
 
   @Option(
       names = "--linger-when-busy",
-      defaultValue = "5ms",
+      defaultValue = OutboxRelay.DEFAULT_LINGER_WHEN_BUSY_MILLIS + "ms",
       converter = DurationConverter.class,
       description =
           "Pause between the cycles of a busy relay, so that its batches grow with the load"

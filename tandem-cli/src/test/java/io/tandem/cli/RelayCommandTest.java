@@ -1,0 +1,49 @@
+package io.tandem.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.tandem.outbox.OutboxRelay;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+/** Option handling of {@code tandem relay}; the process itself is tested in RelayClusterTest. */
+class RelayCommandTest {
+
+  /** Parses {@code args} after a broker address (one transport is required); connects nowhere. */
+  private static RelayCommand parse(String... args) {
+    RelayCommand command = new RelayCommand();
+    List<String> all = new ArrayList<>(List.of("--kafka-bootstrap", "127.0.0.1:9092"));
+    all.addAll(List.of(args));
+    new CommandLine(command).parseArgs(all.toArray(String[]::new));
+    return command;
+  }
+
+  @Test
+  void theDefaultsAreTheLibrarysDefaults() {
+    RelayCommand relay = parse();
+    assertThat(relay.batchSize).isEqualTo(OutboxRelay.DEFAULT_BATCH_SIZE);
+    assertThat(relay.lease).isEqualTo(Duration.ofSeconds(OutboxRelay.DEFAULT_LEASE_SECONDS));
+    assertThat(relay.heartbeat)
+        .isEqualTo(Duration.ofSeconds(OutboxRelay.DEFAULT_HEARTBEAT_SECONDS));
+    assertThat(relay.publishTimeout)
+        .isEqualTo(Duration.ofSeconds(OutboxRelay.DEFAULT_PUBLISH_TIMEOUT_SECONDS));
+    assertThat(relay.pollInterval)
+        .isEqualTo(Duration.ofMillis(OutboxRelay.DEFAULT_POLL_INTERVAL_MILLIS));
+    assertThat(relay.lingerWhenBusy)
+        .isEqualTo(Duration.ofMillis(OutboxRelay.DEFAULT_LINGER_WHEN_BUSY_MILLIS));
+  }
+
+  @Test
+  void theLingerIsParsedAndABadDurationIsNamed() {
+    assertThat(parse("--linger-when-busy", "15ms").lingerWhenBusy).isEqualTo(Duration.ofMillis(15));
+    assertThat(parse("--linger-when-busy", "0ms").lingerWhenBusy).isZero();
+    assertThatThrownBy(() -> parse("--linger-when-busy", "soon"))
+        .isInstanceOf(CommandLine.ParameterException.class)
+        .hasMessageContaining("--linger-when-busy")
+        .hasMessageContaining("'soon' is not a duration");
+  }
+}
