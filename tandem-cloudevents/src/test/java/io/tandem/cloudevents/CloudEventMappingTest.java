@@ -4,12 +4,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.cloudevents.CloudEvent;
+import io.cloudevents.types.Time;
 import io.tandem.core.Event;
 import io.tandem.core.EventHeaders;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 class CloudEventMappingTest {
@@ -78,6 +84,42 @@ class CloudEventMappingTest {
         .containsEntry("time", "2025-03-01T10:15:37.123456Z")
         .containsEntry("sequence", "7")
         .containsEntry("origin", "tests");
+  }
+
+  @Test
+  void timeIsWrittenExactlyAsTheSdkWritesIt() {
+    List<Instant> instants =
+        new ArrayList<>(
+            List.of(
+                Instant.parse("2025-03-01T10:15:00Z"),
+                Instant.parse("2025-03-01T10:15:37.100Z"),
+                Instant.parse("2025-03-01T10:15:37.000001Z"),
+                Instant.parse("2025-03-01T10:15:37.123456789Z"),
+                Instant.parse("1970-01-01T00:00:00Z"),
+                Instant.parse("1969-12-31T23:59:59.999999Z"),
+                Instant.parse("2024-02-29T23:59:59Z"),
+                Instant.parse("0001-01-01T00:00:00Z"),
+                Instant.parse("9999-12-31T23:59:59.999999999Z"),
+                Instant.parse("0000-06-01T12:00:00Z"),
+                Instant.parse("+10000-01-01T00:00:00Z"),
+                Instant.parse("-0001-01-01T00:00:00.5Z")));
+    Random random = new Random(42);
+    for (int i = 0; i < 100_000; i++) {
+      long second = random.nextLong(-70_000_000_000L, 260_000_000_000L);
+      int nanos =
+          switch (i % 4) {
+            case 0 -> 0;
+            case 1 -> random.nextInt(1_000) * 1_000_000;
+            case 2 -> random.nextInt(1_000_000) * 1_000;
+            default -> random.nextInt(1_000_000_000);
+          };
+      instants.add(Instant.ofEpochSecond(second, nanos));
+    }
+    for (Instant instant : instants) {
+      assertThat(CloudEventMapping.writeTime(instant))
+          .as("%s", instant)
+          .isEqualTo(Time.writeTime(OffsetDateTime.ofInstant(instant, ZoneOffset.UTC)));
+    }
   }
 
   @Test

@@ -9,8 +9,10 @@ import io.tandem.core.Event;
 import io.tandem.core.InvalidEventException;
 import io.tandem.kafka.internal.TopicNames;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.header.internals.RecordHeaders;
 
 /**
  * Maps an {@link Event} to a Kafka record holding a CloudEvents 1.0 event in binary content mode,
@@ -52,10 +54,18 @@ public final class CloudEventsKafkaCodec {
   /** The content type of every payload. */
   public static final String CONTENT_TYPE = CloudEventMapping.CONTENT_TYPE;
 
+  /** The prefix of every attribute's header but the content type's. */
+  static final String PREFIX = "ce_";
+
+  /** The header that carries {@code datacontenttype} in binary mode. */
+  static final String CONTENT_TYPE_HEADER = "content-type";
+
   private final URI source;
+  private final String sourceText;
 
   private CloudEventsKafkaCodec(URI source) {
     this.source = source;
+    this.sourceText = source.toString();
   }
 
   /** A codec whose events carry {@code source} {@value #DEFAULT_SOURCE}; enough for decoding. */
@@ -75,7 +85,7 @@ public final class CloudEventsKafkaCodec {
 
   /** The CloudEvents {@code source} of the events this codec encodes. */
   public String source() {
-    return source.toString();
+    return sourceText;
   }
 
   /**
@@ -86,8 +96,21 @@ public final class CloudEventsKafkaCodec {
    */
   public ProducerRecord<String, byte[]> encode(String topic, Event event) {
     TopicNames.validate("topic", topic);
-    return KafkaMessageFactory.<String>createWriter(topic, event.aggregateId())
-        .writeBinary(CloudEventMapping.toCloudEvent(event, source));
+    // The headers the SDK's binary writer would write, without building a CloudEvent first: this
+    // runs for every published event.
+    RecordHeaders headers = new RecordHeaders();
+    CloudEventMapping.writeAttributes(
+        event,
+        sourceText,
+        (name, value) -> headers.add(PREFIX + name, value.getBytes(StandardCharsets.UTF_8)));
+    headers.add(CONTENT_TYPE_HEADER, CONTENT_TYPE.getBytes(StandardCharsets.UTF_8));
+    return new ProducerRecord<>(
+        topic,
+        null,
+        null,
+        event.aggregateId(),
+        event.payload().getBytes(StandardCharsets.UTF_8),
+        headers);
   }
 
   /**

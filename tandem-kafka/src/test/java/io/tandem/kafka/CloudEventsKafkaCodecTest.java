@@ -3,14 +3,21 @@ package io.tandem.kafka;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.cloudevents.kafka.KafkaMessageFactory;
+import io.tandem.cloudevents.CloudEventMapping;
 import io.tandem.core.Event;
 import io.tandem.core.EventHeaders;
 import io.tandem.core.InvalidEventException;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.record.TimestampType;
@@ -59,6 +66,41 @@ class CloudEventsKafkaCodecTest {
     assertThat(header(record, "ce_sequence")).isEqualTo("3");
     assertThat(new String(record.value(), StandardCharsets.UTF_8)).isEqualTo(event.payload());
     assertThat(codec.decode(received(record))).isEqualTo(event);
+  }
+
+  @Test
+  void writesTheSameRecordAsTheCloudEventsSdksBinaryWriter() {
+    Event withHeaders =
+        Event.builder()
+            .aggregate("Order", "order-7", 3)
+            .eventType("OrderPlaced")
+            .schemaVersion(2)
+            .payload("{\"total\":\"12.50\"}")
+            .headers(EventHeaders.builder().put("tenant", "acme").put("origin", "tests").build())
+            .build();
+    for (Event e : List.of(event, withHeaders)) {
+      ProducerRecord<String, byte[]> ours = codec.encode("tandem.order", e);
+      ProducerRecord<String, byte[]> sdks =
+          KafkaMessageFactory.<String>createWriter("tandem.order", e.aggregateId())
+              .writeBinary(CloudEventMapping.toCloudEvent(e, URI.create("/tandem/orders")));
+
+      assertThat(ours.topic()).isEqualTo(sdks.topic());
+      assertThat(ours.partition()).isEqualTo(sdks.partition());
+      assertThat(ours.key()).isEqualTo(sdks.key());
+      assertThat(ours.value()).isEqualTo(sdks.value());
+      assertThat(headers(ours)).isEqualTo(headers(sdks)).hasSizeGreaterThanOrEqualTo(11);
+      assertThat(codec.decode(received(ours))).isEqualTo(e);
+    }
+  }
+
+  /** Each header as text, by name; fails on a name written twice. */
+  private static Map<String, String> headers(ProducerRecord<String, byte[]> record) {
+    Map<String, String> headers = new HashMap<>();
+    for (Header h : record.headers()) {
+      String before = headers.put(h.key(), new String(h.value(), StandardCharsets.UTF_8));
+      assertThat(before).as("header %s written twice", h.key()).isNull();
+    }
+    return headers;
   }
 
   @Test
