@@ -6,9 +6,11 @@ import io.tandem.testkit.KafkaBrokerProcess;
 import io.tandem.testkit.PostgresServer;
 import java.io.PrintStream;
 import java.sql.Connection;
+import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
@@ -116,10 +118,7 @@ public final class SagaBenchmark {
   }
 
   public SagaBenchReport run() throws Exception {
-    try (PostgresServer postgres =
-            jdbcUrl == null
-                ? PostgresServer.embedded().durable(true).start()
-                : PostgresServer.external(jdbcUrl);
+    try (PostgresServer postgres = jdbcUrl == null ? embedded() : PostgresServer.external(jdbcUrl);
         KafkaBrokerProcess kafkaProcess =
             kafkaBootstrap == null ? KafkaBrokerProcess.start(BenchJvm.brokerOptions()) : null) {
       String bootstrap = kafkaProcess != null ? kafkaProcess.bootstrapServers() : kafkaBootstrap;
@@ -158,7 +157,14 @@ public final class SagaBenchmark {
         SagaCpuMeter.Sample cpu0 = cpu.sample();
         boolean trace = System.getenv("TANDEM_BENCH_TRACE") != null;
         CpuTrace trace0 = trace ? CpuTrace.sample() : null;
+        boolean statements = STATEMENT_STATS && postgres.isEmbedded();
+        if (statements) {
+          resetStatementStats(postgres);
+        }
         Measured m = drive(system, sagas);
+        if (statements) {
+          printStatementStats(postgres, sagas);
+        }
         SagaCpuMeter.Sample sagaCpu = cpu.sample().minus(cpu0);
         if (trace) {
           CpuTrace.sample().printSince(trace0, sagas);
@@ -224,6 +230,53 @@ public final class SagaBenchmark {
             inFlight,
             lanes,
             database);
+      }
+    }
+  }
+
+  /**
+   * Diagnostic ({@code TANDEM_BENCH_PGSS=1}, embedded server only): the embedded server loads
+   * {@code pg_stat_statements}, and the measured run prints every statement's calls per saga and
+   * execution time (wall time: under a saturated CPU it includes the time a backend waited for a
+   * core).
+   */
+  private static final boolean STATEMENT_STATS = System.getenv("TANDEM_BENCH_PGSS") != null;
+
+  private static PostgresServer embedded() {
+    PostgresServer.Builder server = PostgresServer.embedded().durable(true);
+    if (STATEMENT_STATS) {
+      server
+          .serverConfig("shared_preload_libraries", "pg_stat_statements")
+          .serverConfig("pg_stat_statements.track", "all");
+    }
+    return server.start();
+  }
+
+  private static void resetStatementStats(PostgresServer postgres) throws SQLException {
+    try (Connection c = DriverManager.getConnection(postgres.jdbcUrl());
+        Statement st = c.createStatement()) {
+      st.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
+      st.execute("SELECT pg_stat_statements_reset()");
+    }
+  }
+
+  private void printStatementStats(PostgresServer postgres, int sagas) throws SQLException {
+    try (Connection c = DriverManager.getConnection(postgres.jdbcUrl());
+        Statement st = c.createStatement();
+        ResultSet rs =
+            st.executeQuery(
+                "SELECT d.datname, s.calls, s.total_exec_time, s.rows,"
+                    + " left(regexp_replace(s.query, '\\s+', ' ', 'g'), 160)"
+                    + " FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid"
+                    + " ORDER BY s.total_exec_time DESC LIMIT 60")) {
+      while (rs.next()) {
+        say(
+            "statement: %s, %.2f calls and %.3f ms per saga, %d rows | %s",
+            rs.getString(1),
+            rs.getLong(2) / (double) sagas,
+            rs.getDouble(3) / sagas,
+            rs.getLong(4),
+            rs.getString(5));
       }
     }
   }

@@ -13,8 +13,10 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.TimeZone;
 import java.util.UUID;
 import javax.sql.DataSource;
@@ -338,6 +340,37 @@ abstract class DialectTest {
         .as("a skip needs a reason")
         .isInstanceOf(SQLException.class);
     assertThat(longs("SELECT attempts FROM tandem_outbox")).containsExactly(5L);
+  }
+
+  @Test
+  void everyEventColumnIsGuardedAndEveryDeliveryColumnIsFree() throws SQLException {
+    insert(EVENT, "Order", "o-1", 1, Instant.now());
+    Map<String, String> eventColumns = new LinkedHashMap<>();
+    eventColumns.put("event_id", "'" + UUID.randomUUID() + "'");
+    eventColumns.put("aggregate_type", "'Invoice'");
+    eventColumns.put("aggregate_id", "'o-2'");
+    eventColumns.put("aggregate_version", "2");
+    eventColumns.put("event_type", "'Forged'");
+    eventColumns.put("schema_version", "2");
+    eventColumns.put("payload", "'{\"orderId\": 2}'");
+    eventColumns.put("headers", "'{\"tenant\": \"x\"}'");
+    eventColumns.put("occurred_at", "created_at");
+    eventColumns.put("created_at", "occurred_at");
+    for (Map.Entry<String, String> column : eventColumns.entrySet()) {
+      String update = "UPDATE tandem_outbox SET " + column.getKey() + " = " + column.getValue();
+      assertThatThrownBy(() -> execute(update)).as(update).hasMessageContaining("are immutable");
+    }
+    // PostgreSQL refuses it before the guard (an identity column), MariaDB in the guard.
+    assertThatThrownBy(() -> execute("UPDATE tandem_outbox SET id = id + 1000"))
+        .isInstanceOf(SQLException.class);
+    // The same statement in the relay's and the operator's shape: delivery columns only.
+    execute(
+        "UPDATE tandem_outbox SET published_at = occurred_at, published_by = 'r1', attempts = 1,"
+            + " next_attempt_at = occurred_at, last_error = 'x', error_class = 'TIMEOUT',"
+            + " quarantined_at = NULL");
+    assertThat(longs("SELECT attempts FROM tandem_outbox")).containsExactly(1L);
+    // An event column set to its own value is no edit.
+    execute("UPDATE tandem_outbox SET event_type = event_type, payload = payload");
   }
 
   private int markPublished(

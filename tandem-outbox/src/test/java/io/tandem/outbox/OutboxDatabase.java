@@ -81,9 +81,9 @@ abstract class OutboxDatabase implements AutoCloseable {
 
     @Override
     void clearOutbox() throws SQLException {
-      execute("ALTER TABLE tandem_outbox DISABLE TRIGGER tandem_outbox_guard");
+      execute("ALTER TABLE tandem_outbox DISABLE TRIGGER tandem_outbox_guard_delete");
       execute("DELETE FROM tandem_outbox");
-      execute("ALTER TABLE tandem_outbox ENABLE TRIGGER tandem_outbox_guard");
+      execute("ALTER TABLE tandem_outbox ENABLE TRIGGER tandem_outbox_guard_delete");
     }
 
     @Override
