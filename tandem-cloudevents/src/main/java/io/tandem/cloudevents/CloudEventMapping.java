@@ -50,13 +50,6 @@ public final class CloudEventMapping {
   /** The content type of every payload. */
   public static final String CONTENT_TYPE = "application/json";
 
-  private static final String SPEC_VERSION = SpecVersion.V1.toString();
-
-  /** 0001-01-01T00:00:00Z and 10000-01-01T00:00:00Z: the years written with four digits. */
-  private static final long MIN_FAST_SECOND = -62_135_596_800L;
-
-  private static final long MAX_FAST_SECOND = 253_402_300_800L;
-
   /** Extension carrying the aggregate id, for brokers that partition by it. */
   public static final String PARTITION_KEY = "partitionkey";
 
@@ -89,6 +82,13 @@ public final class CloudEventMapping {
   /** The extensions Tandem sets from the envelope (every other extension is an event header). */
   public static final Set<String> ENVELOPE_EXTENSIONS =
       Set.of(PARTITION_KEY, SEQUENCE, AGGREGATE_TYPE, SCHEMA_VERSION);
+
+  private static final String SPEC_VERSION = SpecVersion.V1.toString();
+
+  /** 0001-01-01T00:00:00Z and 10000-01-01T00:00:00Z: the years written with four digits. */
+  private static final long MIN_FAST_SECOND = -62_135_596_800L;
+
+  private static final long MAX_FAST_SECOND = 253_402_300_800L;
 
   private CloudEventMapping() {}
 

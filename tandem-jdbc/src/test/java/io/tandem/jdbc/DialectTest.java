@@ -354,8 +354,8 @@ abstract class DialectTest {
     eventColumns.put("schema_version", "2");
     eventColumns.put("payload", "'{\"orderId\": 2}'");
     eventColumns.put("headers", "'{\"tenant\": \"x\"}'");
-    eventColumns.put("occurred_at", "created_at");
-    eventColumns.put("created_at", "occurred_at");
+    eventColumns.put("occurred_at", "'2001-02-03 04:05:06'");
+    eventColumns.put("created_at", "'2001-02-03 04:05:06'");
     for (Map.Entry<String, String> column : eventColumns.entrySet()) {
       String update = "UPDATE tandem_outbox SET " + column.getKey() + " = " + column.getValue();
       assertThatThrownBy(() -> execute(update)).as(update).hasMessageContaining("are immutable");
