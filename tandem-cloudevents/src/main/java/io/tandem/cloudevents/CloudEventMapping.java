@@ -39,9 +39,13 @@ import java.util.Set;
  * URI source = CloudEventMapping.source("/tandem/orders-service");
  * CloudEvent ce = CloudEventMapping.toCloudEvent(event, source);        // for an SDK writer
  * Map<String, String> attributes = CloudEventMapping.attributes(event, source); // as text
+ * CloudEventMapping.writeAttributes(event, "/tandem/orders-service",
+ *     (name, value) -> headers.put("ce_" + name, value));             // straight into headers
  * }</pre>
  *
- * <p>{@link CloudEventDecoder} maps back. Stateless and thread-safe.
+ * <p>Tandem's transports write with {@link #writeAttributes} (each publish pays for no map and no
+ * CloudEvent); {@link #toCloudEvent} is for code that hands events to an SDK writer. {@link
+ * CloudEventDecoder} maps back. Stateless and thread-safe.
  */
 public final class CloudEventMapping {
   /** The {@code source} of a codec that only decodes. */

@@ -10,9 +10,10 @@ import io.tandem.cloudevents.InvalidCloudEventException;
 import io.tandem.core.Event;
 import io.tandem.core.InvalidEventException;
 import io.tandem.rabbitmq.internal.ExchangeNames;
-import io.tandem.rabbitmq.internal.HeaderTableWriter;
 import io.tandem.rabbitmq.internal.HeaderText;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.util.Collections;
 import java.util.Date;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -71,7 +72,7 @@ public final class RabbitCloudEventsCodec {
   public static final String CONTENT_TYPE = CloudEventMapping.CONTENT_TYPE;
 
   /** The prefix of every CloudEvents header. */
-  public static final String HEADER_PREFIX = HeaderTableWriter.PREFIX;
+  public static final String HEADER_PREFIX = "cloudEvents_";
 
   /** The prefix an earlier draft of the AMQP binding used; accepted when decoding. */
   public static final String LEGACY_HEADER_PREFIX = "cloudEvents:";
@@ -86,9 +87,11 @@ public final class RabbitCloudEventsCodec {
           .withEmpty(attribute -> "is empty (header " + HEADER_PREFIX + attribute + ")");
 
   private final URI source;
+  private final String sourceText;
 
   private RabbitCloudEventsCodec(URI source) {
     this.source = source;
+    this.sourceText = source.toString();
   }
 
   /** A codec whose events carry {@code source} {@value #DEFAULT_SOURCE}; enough for decoding. */
@@ -126,17 +129,22 @@ public final class RabbitCloudEventsCodec {
       throw new InvalidEventException(
           "aggregate_id", "cannot be a RabbitMQ routing key: " + e.getMessage());
     }
-    HeaderTableWriter written =
-        new HeaderTableWriter().writeBinary(CloudEventMapping.toCloudEvent(event, source));
+    Map<String, Object> headers = new LinkedHashMap<>();
+    CloudEventMapping.writeAttributes(
+        event, sourceText, (name, value) -> headers.put(HEADER_PREFIX + name, value));
     AMQP.BasicProperties properties =
         new AMQP.BasicProperties.Builder()
             .messageId(event.eventId().toString())
             .deliveryMode(PERSISTENT)
-            .contentType(written.contentType())
+            .contentType(CONTENT_TYPE)
             .timestamp(Date.from(event.occurredAt()))
-            .headers(written.headers())
+            .headers(Collections.unmodifiableMap(headers))
             .build();
-    return new RabbitMessage(exchange, event.aggregateId(), properties, written.body());
+    return new RabbitMessage(
+        exchange,
+        event.aggregateId(),
+        properties,
+        event.payload().getBytes(StandardCharsets.UTF_8));
   }
 
   /**

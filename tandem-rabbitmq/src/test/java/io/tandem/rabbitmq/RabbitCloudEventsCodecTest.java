@@ -62,7 +62,11 @@ class RabbitCloudEventsCodecTest {
         .containsEntry("cloudEvents_schemaversion", "2")
         .containsEntry("cloudEvents_traceparent", RabbitTestSupport.TRACEPARENT)
         .containsEntry("cloudEvents_tenant", "acme")
-        .doesNotContainKey("cloudEvents_datacontenttype");
+        .containsEntry("cloudEvents_tracestate", "vendor=abc")
+        .containsEntry("cloudEvents_correlationid", "checkout-order-7")
+        .containsEntry("cloudEvents_origin", "tests")
+        .doesNotContainKey("cloudEvents_datacontenttype")
+        .hasSize(15);
     assertThat(new String(message.body(), StandardCharsets.UTF_8)).isEqualTo(event.payload());
     assertThat(message.bodySize()).isEqualTo(message.body().length);
     assertThatThrownBy(() -> p.getHeaders().put("x", "y"))
