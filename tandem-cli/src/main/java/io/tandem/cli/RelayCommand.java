@@ -12,6 +12,7 @@ import io.tandem.outbox.OutboxStatus;
 import io.tandem.outbox.RelayStatus;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
@@ -98,27 +99,14 @@ final class RelayCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    OutboxRelay.Builder builder = checkedSettings().meterRegistry(registry);
     CountDownLatch stopped = new CountDownLatch(1);
     try (HikariDataSource ds = database.pool("tandem-relay", 4);
         Transport broker = transport.build()) {
       if (migrate) {
         Migrations.migrate(ds);
       }
-      OutboxRelay.Builder builder =
-          OutboxRelay.builder()
-              .dataSource(ds)
-              .transport(broker)
-              .batchSize(batchSize)
-              .leaseDuration(lease)
-              .heartbeatInterval(heartbeat)
-              .publishTimeout(publishTimeout)
-              .pollInterval(pollInterval)
-              .lingerWhenBusy(lingerWhenBusy)
-              .meterRegistry(registry);
-      if (relayId != null) {
-        builder.relayId(relayId);
-      }
-      OutboxRelay relay = builder.build();
+      OutboxRelay relay = builder.dataSource(ds).transport(broker).build();
       OutboxOperations ops = OutboxOperations.create(ds);
       try (OutboxMetrics metrics = OutboxMetrics.register(registry, ops, Duration.ofSeconds(5));
           HealthServer http =
@@ -144,6 +132,46 @@ final class RelayCommand implements Callable<Integer> {
       }
     }
     return 0;
+  }
+
+  /** The builder's names of the settings these options give, for error messages. */
+  private static final Map<String, String> OPTION_NAMES =
+      Map.of(
+          "relayId", "--relay-id",
+          "batchSize", "--batch-size",
+          "leaseDuration", "--lease",
+          "heartbeatInterval", "--heartbeat",
+          "publishTimeout", "--publish-timeout",
+          "pollInterval", "--poll-interval",
+          "lingerWhenBusy", "--linger-when-busy");
+
+  /**
+   * The relay's settings from the options, checked before anything connects.
+   *
+   * @throws IllegalArgumentException naming the option, e.g. {@code --linger-when-busy must be
+   *     between 0 and 1 s, was PT2S}
+   */
+  OutboxRelay.Builder checkedSettings() {
+    OutboxRelay.Builder builder =
+        OutboxRelay.builder()
+            .batchSize(batchSize)
+            .leaseDuration(lease)
+            .heartbeatInterval(heartbeat)
+            .publishTimeout(publishTimeout)
+            .pollInterval(pollInterval)
+            .lingerWhenBusy(lingerWhenBusy);
+    if (relayId != null) {
+      builder.relayId(relayId);
+    }
+    try {
+      return builder.checkSettings();
+    } catch (IllegalArgumentException e) {
+      String message = e.getMessage();
+      for (Map.Entry<String, String> option : OPTION_NAMES.entrySet()) {
+        message = message.replaceAll("\\b" + option.getKey() + "\\b", option.getValue());
+      }
+      throw new IllegalArgumentException(message, e);
+    }
   }
 
   private HealthServer.Health health(OutboxRelay relay, OutboxMetrics metrics) {

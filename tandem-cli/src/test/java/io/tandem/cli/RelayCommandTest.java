@@ -46,4 +46,30 @@ class RelayCommandTest {
         .hasMessageContaining("--linger-when-busy")
         .hasMessageContaining("'soon' is not a duration");
   }
+
+  @Test
+  void settingsOutOfRangeAreRefusedNamingTheOptionBeforeAnythingConnects() {
+    assertThatThrownBy(() -> parse("--linger-when-busy", "2s").checkedSettings())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("--linger-when-busy must be between 0 and 1 s, was PT2S");
+    assertThatThrownBy(() -> parse("--batch-size", "0").checkedSettings())
+        .hasMessage("--batch-size must be between 1 and 10000, was 0");
+    assertThatThrownBy(() -> parse("--lease", "5s").checkedSettings())
+        .hasMessageStartingWith(
+            "--lease (PT5S) must exceed --publish-timeout + --heartbeat (PT15S)");
+    assertThat(parse("--linger-when-busy", "1s").checkedSettings()).isNotNull();
+
+    // Nothing listens on port 1: the option's error comes first, not a connection failure.
+    RelayCommand relay =
+        parse(
+            "--jdbc-url",
+            "jdbc:postgresql://127.0.0.1:1/nowhere",
+            "--linger-when-busy",
+            "2s",
+            "--http-port",
+            "-1");
+    assertThatThrownBy(relay::call)
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("--linger-when-busy");
+  }
 }

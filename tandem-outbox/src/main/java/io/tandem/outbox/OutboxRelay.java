@@ -1005,6 +1005,28 @@ public final class OutboxRelay implements AutoCloseable {
     public OutboxRelay build() {
       require(dataSource != null, "dataSource is required");
       require(transport != null, "transport is required");
+      checkSettings();
+      if (dialect == null) {
+        dialect = Dialect.of(dataSource);
+      }
+      if (meters == null) {
+        meters = new SimpleMeterRegistry();
+      }
+      if (threadFactory == null) {
+        String name = "tandem-relay-" + relayId;
+        threadFactory = r -> new Thread(r, name);
+      }
+      return new OutboxRelay(this);
+    }
+
+    /**
+     * Checks every setting but the data source and the transport, as {@link #build()} does, without
+     * touching the database: a process that connects only after its settings were accepted (the
+     * {@code tandem relay} command) calls this first.
+     *
+     * @throws IllegalArgumentException naming the first setting that is invalid
+     */
+    public Builder checkSettings() {
       require(
           relayId != null && !relayId.isBlank() && relayId.length() <= 200,
           "relayId must be 1 to 200 characters, was '" + relayId + "'");
@@ -1029,17 +1051,7 @@ public final class OutboxRelay implements AutoCloseable {
               + "), or a partition could move to another relay while a batch is in flight");
       Objects.requireNonNull(retryPolicy, "retryPolicy");
       Objects.requireNonNull(faults, "faultInjector");
-      if (dialect == null) {
-        dialect = Dialect.of(dataSource);
-      }
-      if (meters == null) {
-        meters = new SimpleMeterRegistry();
-      }
-      if (threadFactory == null) {
-        String name = "tandem-relay-" + relayId;
-        threadFactory = r -> new Thread(r, name);
-      }
-      return new OutboxRelay(this);
+      return this;
     }
 
     private static void require(boolean ok, String message) {
