@@ -16,6 +16,7 @@ import io.tandem.outbox.internal.ClaimedEvent;
 import io.tandem.outbox.internal.OutboxStore;
 import io.tandem.outbox.internal.OwnedPartitions;
 import io.tandem.outbox.internal.PartitionLeases;
+import io.tandem.outbox.internal.RetryLooks;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -148,7 +149,7 @@ public final class OutboxRelay implements AutoCloseable {
   private long lateLookNanos; // 0: none due
   // When the earliest retry recorded since the last read falls due: an idle relay looks then,
   // without waiting for its fallback poll (0: none; written by whichever thread records).
-  private final AtomicLong retryLookNanos = new AtomicLong();
+  private final RetryLooks retryLooks = new RetryLooks();
   private int lastAcknowledged; // of the last caught-up batch (worker thread only)
 
   // Pipeline state, used by whichever thread runs cycles (the worker, or runOnce's caller).
@@ -677,22 +678,16 @@ public final class OutboxRelay implements AutoCloseable {
   }
 
   /**
-   * Notes when the earliest retry of {@code failures} falls due. Called after they were recorded:
-   * the database set their next attempt at its transaction's time, before now, plus the same delay.
+   * Notes when each retry of {@code failures} falls due. Called after they were recorded: the
+   * database set their next attempt at its transaction's time, before now, plus the same delay.
    */
   private void scheduleRetryLook(List<OutboxStore.Failure> failures) {
-    long earliest = Long.MAX_VALUE;
+    long now = System.nanoTime();
     for (OutboxStore.Failure f : failures) {
       if (!f.quarantine()) {
-        earliest = Math.min(earliest, f.retryDelay().toNanos());
+        retryLooks.add(now + f.retryDelay().toNanos());
       }
     }
-    if (earliest == Long.MAX_VALUE) {
-      return;
-    }
-    long due = System.nanoTime() + earliest;
-    retryLookNanos.accumulateAndGet(
-        due == 0 ? 1 : due, (current, next) -> current == 0 || next - current < 0 ? next : current);
   }
 
   /**
@@ -702,17 +697,8 @@ public final class OutboxRelay implements AutoCloseable {
   private Duration untilNextLook() {
     long now = System.nanoTime();
     long wait = Math.min(pollInterval.toNanos(), nextCoordinationNanos - now);
-    long retryLook = retryLookNanos.get();
-    if (retryLook != 0) {
-      long untilRetry = retryLook - now;
-      if (untilRetry > 0) {
-        wait = Math.min(wait, untilRetry);
-      } else {
-        // Due since the read just made began, or before it: one more read now, then none.
-        retryLookNanos.compareAndSet(retryLook, 0);
-        wait = 0;
-      }
-    }
+    // Zero when a retry fell due since the read just made began, or before it: one more read now.
+    wait = Math.min(wait, retryLooks.untilNext(now));
     if (lateLookNanos != 0) {
       long untilLateLook = lateLookNanos - now;
       if (untilLateLook > 0) {
