@@ -147,8 +147,8 @@ public final class OutboxRelay implements AutoCloseable {
   // writers skipped the notification and whose commit came after the last read.
   private static final Duration LATE_LOOK = Duration.ofMillis(100);
   private long lateLookNanos; // 0: none due
-  // When the earliest retry recorded since the last read falls due: an idle relay looks then,
-  // without waiting for its fallback poll (0: none; written by whichever thread records).
+  // When each recorded retry falls due: an idle relay looks then, without waiting for its fallback
+  // poll (written by whichever thread records).
   private final RetryLooks retryLooks = new RetryLooks();
   private int lastAcknowledged; // of the last caught-up batch (worker thread only)
 
