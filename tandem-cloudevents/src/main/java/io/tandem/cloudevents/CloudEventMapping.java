@@ -124,13 +124,22 @@ public final class CloudEventMapping {
   public static CloudEvent toCloudEvent(Event event, URI source) {
     CloudEventBuilder builder =
         CloudEventBuilder.v1()
-            .withId(event.eventId().toString())
-            .withType(event.eventType())
             .withSource(source)
-            .withSubject(event.aggregateId())
             .withTime(time(event))
             .withData(CONTENT_TYPE, event.payload().getBytes(StandardCharsets.UTF_8));
-    extensions(event).forEach(builder::withExtension);
+    // The same attributes as every transport writes, typed where the SDK types them.
+    writeAttributes(
+        event,
+        source.toString(),
+        (name, value) -> {
+          switch (name) {
+            case "specversion", "source", "time" -> {} // set above, typed
+            case "id" -> builder.withId(value);
+            case "type" -> builder.withType(value);
+            case "subject" -> builder.withSubject(value);
+            default -> builder.withExtension(name, value);
+          }
+        });
     return builder.build();
   }
 
@@ -228,22 +237,6 @@ public final class CloudEventMapping {
 
   private static OffsetDateTime time(Event event) {
     return OffsetDateTime.ofInstant(event.occurredAt(), ZoneOffset.UTC);
-  }
-
-  /** Tandem's extensions, then one per event header. */
-  private static Map<String, String> extensions(Event event) {
-    Map<String, String> extensions = new LinkedHashMap<>();
-    extensions.put(PARTITION_KEY, event.aggregateId());
-    extensions.put(SEQUENCE, Long.toString(event.aggregateVersion()));
-    extensions.put(AGGREGATE_TYPE, event.aggregateType());
-    extensions.put(SCHEMA_VERSION, Integer.toString(event.schemaVersion()));
-    for (Map.Entry<String, String> header : event.headers().asMap().entrySet()) {
-      if (RESERVED.contains(header.getKey())) {
-        throw collision(header.getKey());
-      }
-      extensions.put(header.getKey(), header.getValue());
-    }
-    return extensions;
   }
 
   private static InvalidEventException collision(String header) {

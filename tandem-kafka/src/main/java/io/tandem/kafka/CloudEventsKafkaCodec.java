@@ -121,14 +121,14 @@ public final class CloudEventsKafkaCodec {
    *     that is not JSON), the {@link InvalidEventException} is wrapped as the cause
    */
   public Event decode(ConsumerRecord<String, byte[]> record) {
-    if (record.headers().lastHeader("ce_specversion") == null) {
+    if (record.headers().lastHeader(PREFIX + "specversion") == null) {
       throw invalid(
           record,
           "specversion",
           "is missing (header ce_specversion): not a binary-mode CloudEvent",
           null);
     }
-    if (record.headers().lastHeader("ce_id") == null) {
+    if (record.headers().lastHeader(PREFIX + "id") == null) {
       throw invalid(record, "id", "is missing (header ce_id)", null);
     }
     CloudEvent ce;
@@ -142,7 +142,7 @@ public final class CloudEventsKafkaCodec {
     CloudEventDecoder decoder =
         CloudEventDecoder.of(
             attribute ->
-                record.headers().lastHeader("ce_" + attribute) == null
+                record.headers().lastHeader(PREFIX + attribute) == null
                     ? "is missing (header ce_" + attribute + ")"
                     : "is empty",
             "is missing (the record has no value)");

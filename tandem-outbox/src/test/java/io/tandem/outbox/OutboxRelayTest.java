@@ -462,15 +462,7 @@ abstract class OutboxRelayTest {
   void anEventIsQuarantinedAfterMaxAttempts() {
     append(1, 1);
     transport.failWith = e -> ErrorClass.TIMEOUT;
-    OutboxRelay relay =
-        relay("r-max")
-            .retryPolicy(
-                RetryPolicy.builder()
-                    .base(Duration.ofMillis(1))
-                    .cap(Duration.ofMillis(1))
-                    .maxAttempts(3)
-                    .build())
-            .build();
+    OutboxRelay relay = relay("r-max").retryPolicy(retrying(Duration.ofMillis(1), 3)).build();
     await()
         .atMost(Duration.ofSeconds(10))
         .until(
@@ -581,14 +573,7 @@ abstract class OutboxRelayTest {
     // A 30 s poll and a 15 s heartbeat: within the test only the retry's own due time can make
     // the relay read again (nothing is appended after the failure, so no notification comes).
     OutboxRelay relay =
-        started(
-            notifiedOnly("r-retry-due")
-                .retryPolicy(
-                    RetryPolicy.builder()
-                        .base(Duration.ofMillis(200))
-                        .cap(Duration.ofMillis(200))
-                        .maxAttempts(5)
-                        .build()));
+        started(notifiedOnly("r-retry-due").retryPolicy(retrying(Duration.ofMillis(200), 5)));
     await().atMost(Duration.ofSeconds(5)).until(() -> relay.publishedCount() == 1);
     assertThat(transport.attempts).containsEntry(events.get(0).eventId(), 2);
     assertThat(unpublished()).isZero();
@@ -633,6 +618,11 @@ abstract class OutboxRelayTest {
         .cap(Duration.ofMillis(50))
         .maxAttempts(1000)
         .build();
+  }
+
+  /** Retries at most {@code delay} apart (full jitter), up to {@code maxAttempts} attempts. */
+  private static RetryPolicy retrying(Duration delay, int maxAttempts) {
+    return RetryPolicy.builder().base(delay).cap(delay).maxAttempts(maxAttempts).build();
   }
 
   /** Starts the relay and waits until it owns every partition (it is then the only relay). */
