@@ -1,5 +1,6 @@
 package io.tandem.core;
 
+import java.io.IOException;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
@@ -20,19 +21,21 @@ import java.util.concurrent.atomic.AtomicLong;
  * <ul>
  *   <li>{@code POINT} one of {@link #KNOWN_POINTS}, for example {@code relay.after-ack};
  *   <li>{@code ACTION} {@code halt} (the JVM halts at once with exit status {@value #HALT_STATUS},
- *       no shutdown hooks, as if killed), {@code crash} (throws {@link
- *       FaultInjector.SimulatedCrash}: the component dies, the process lives), {@code stall} (the
- *       thread blocks for good) or {@code stall:DURATION} (blocks that long, ISO-8601 or {@code
- *       500ms}/{@code 5s}/{@code 1m});
+ *       no shutdown hooks, as if killed), {@code kill} (the thread that reached the point runs
+ *       {@code kill -KILL} on its own process and waits there: the kernel ends the process with
+ *       {@code SIGKILL}, exit status 137; where there is no {@code kill} command it halts instead),
+ *       {@code crash} (throws {@link FaultInjector.SimulatedCrash}: the component dies, the process
+ *       lives), {@code stall} (the thread blocks for good) or {@code stall:DURATION} (blocks that
+ *       long, ISO-8601 or {@code 500ms}/{@code 5s}/{@code 1m});
  *   <li>{@code @N} fires on the N-th time the point is reached (default 1), counted per point and
- *       per process; a {@code crash} or timed stall fires on every time from the N-th on, a halt or
- *       endless stall ends things the first time anyway.
+ *       per process; a {@code crash} or timed stall fires on every time from the N-th on, a halt,
+ *       kill or endless stall ends things the first time anyway.
  * </ul>
  *
  * <p>Example: {@code -Dtandem.faults=relay.after-ack=halt@3} kills the relay process the third time
- * a batch was acknowledged by the broker, before it is marked published. Before halting, one line
- * {@code TANDEM-FAULT point action n} goes to standard error so drills can tell the fault fired
- * from a crash for another reason.
+ * a batch was acknowledged by the broker, before it is marked published. Before it ends the
+ * process, a halt or kill writes one line {@code TANDEM-FAULT point action n} goes to standard
+ * error so drills can tell the fault fired from a crash for another reason.
  */
 public final class ConfiguredFaults implements FaultInjector {
   /** The system property read by {@link #fromSystemProperty()}. */
@@ -123,6 +126,9 @@ public final class ConfiguredFaults implements FaultInjector {
     if (lower.equals("halt")) {
       return new Rule(Kind.HALT, null, nth);
     }
+    if (lower.equals("kill")) {
+      return new Rule(Kind.KILL, null, nth);
+    }
     if (lower.equals("crash")) {
       return new Rule(Kind.CRASH, null, nth);
     }
@@ -133,7 +139,8 @@ public final class ConfiguredFaults implements FaultInjector {
       return new Rule(Kind.STALL, duration(item, action.substring(6).trim()), nth);
     }
     throw invalid(
-        item, "unknown action '" + action + "'; expected halt, crash, stall or stall:DURATION");
+        item,
+        "unknown action '" + action + "'; expected halt, kill, crash, stall or stall:DURATION");
   }
 
   private static Duration duration(String item, String text) {
@@ -186,6 +193,15 @@ public final class ConfiguredFaults implements FaultInjector {
         System.err.flush();
         Runtime.getRuntime().halt(HALT_STATUS);
       }
+      case KILL -> {
+        if (n > rule.nth) {
+          stall(null); // another thread got here while the kill is on its way: it goes no further
+        }
+        System.err.println(FIRED + " " + point + " kill " + n);
+        System.err.flush();
+        killThisProcess();
+        Runtime.getRuntime().halt(HALT_STATUS); // only when the kill failed: the nearest thing
+      }
       case CRASH -> throw new SimulatedCrash(point);
       case STALL -> {
         if (n == rule.nth) {
@@ -195,6 +211,29 @@ public final class ConfiguredFaults implements FaultInjector {
         stall(rule.duration);
       }
     }
+  }
+
+  /**
+   * Has {@code kill -KILL} send this process {@code SIGKILL} and waits for it to land; the calling
+   * thread goes no further. Returns only where that fails (no {@code kill} command, as on Windows),
+   * having said so on standard error.
+   */
+  private static void killThisProcess() {
+    String pid = Long.toString(ProcessHandle.current().pid());
+    try {
+      Process kill =
+          new ProcessBuilder("kill", "-KILL", pid)
+              .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+              .redirectErrorStream(true)
+              .start();
+      int status = kill.waitFor();
+      stall(Duration.ofSeconds(5)); // the kernel ends this process meanwhile
+      System.err.println(FIRED + " kill -KILL " + pid + " (status " + status + ") did not end it");
+    } catch (IOException | InterruptedException | RuntimeException e) {
+      System.err.println(FIRED + " could not run kill -KILL " + pid + " (" + e + ")");
+    }
+    System.err.println(FIRED + " halting instead");
+    System.err.flush();
   }
 
   private static void stall(Duration duration) {
@@ -218,6 +257,7 @@ public final class ConfiguredFaults implements FaultInjector {
 
   private enum Kind {
     HALT,
+    KILL,
     CRASH,
     STALL
   }

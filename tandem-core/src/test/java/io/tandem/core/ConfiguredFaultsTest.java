@@ -3,7 +3,14 @@ package io.tandem.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class ConfiguredFaultsTest {
 
@@ -49,6 +56,48 @@ class ConfiguredFaultsTest {
     long start = System.nanoTime();
     faults.reached(FaultInjector.CONSUMER_AFTER_COMMIT);
     assertThat((System.nanoTime() - start) / 1_000_000).isGreaterThanOrEqualTo(190);
+  }
+
+  /** Reaches {@code orchestrator.after-step} three times under the setting in {@code args[0]}. */
+  public static final class ReachesThreeTimes {
+    public static void main(String[] args) {
+      ConfiguredFaults faults = ConfiguredFaults.parse(args[0]);
+      Runtime.getRuntime()
+          .addShutdownHook(new Thread(() -> System.out.println("shutdown hook ran")));
+      for (int i = 1; i <= 3; i++) {
+        System.out.println("before " + i);
+        faults.reached(FaultInjector.ORCHESTRATOR_AFTER_STEP);
+        System.out.println("after " + i);
+      }
+    }
+  }
+
+  @Test
+  void killEndsTheProcessWithSigkillAtTheNthTime(@TempDir Path dir) throws Exception {
+    Path out = dir.resolve("out");
+    Path err = dir.resolve("err");
+    Process child =
+        new ProcessBuilder(
+                List.of(
+                    Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                    "-cp",
+                    System.getProperty("java.class.path"),
+                    ReachesThreeTimes.class.getName(),
+                    "orchestrator.after-step=kill@2"))
+            .redirectOutput(out.toFile())
+            .redirectError(err.toFile())
+            .start();
+    assertThat(child.waitFor(60, TimeUnit.SECONDS)).as("the child ended").isTrue();
+
+    assertThat(child.exitValue()).as("128 + SIGKILL (9)").isEqualTo(137);
+    assertThat(read(out)).isEqualTo("before 1\nafter 1\nbefore 2\n");
+    assertThat(read(err))
+        .isEqualTo(ConfiguredFaults.FIRED + " orchestrator.after-step kill 2\n")
+        .as("no fallback to halt: the signal itself ended it");
+  }
+
+  private static String read(Path file) throws IOException {
+    return Files.readString(file, StandardCharsets.UTF_8).replace("\r\n", "\n");
   }
 
   @Test
