@@ -67,7 +67,8 @@ import org.slf4j.LoggerFactory;
  * reply consumers and timers carry its sagas on.
  *
  * <p>The fault point {@link FaultInjector#ORCHESTRATOR_AFTER_STEP} follows every committed
- * transition. Thread-safe.
+ * transition: a start, a reply that moved its saga on (not a duplicate, not a stale reply), a
+ * timer's deadline or retry. Thread-safe.
  */
 public final class SagaOrchestrator implements AutoCloseable {
   public static final Duration DEFAULT_TIMER_INTERVAL = Duration.ofMillis(200);
@@ -87,6 +88,9 @@ public final class SagaOrchestrator implements AutoCloseable {
   private final Duration timerInterval;
   private final InboxProcessor replies;
   private Thread timer; // guarded by this
+  // Whether this thread's last reply moved its saga on: the consumer's commit that follows is a
+  // step transition (a duplicate or a stale reply commits too, and is not one).
+  private final ThreadLocal<Boolean> replyMoved = ThreadLocal.withInitial(() -> false);
   private volatile boolean closed;
 
   private SagaOrchestrator(Builder b) {
@@ -111,7 +115,7 @@ public final class SagaOrchestrator implements AutoCloseable {
             .faultInjector(
                 point -> {
                   b.faultInjector.reached(point);
-                  if (point.equals(FaultInjector.CONSUMER_AFTER_COMMIT)) {
+                  if (point.equals(FaultInjector.CONSUMER_AFTER_COMMIT) && takeReplyMoved()) {
                     b.faultInjector.reached(FaultInjector.ORCHESTRATOR_AFTER_STEP);
                   }
                 })
@@ -212,7 +216,14 @@ public final class SagaOrchestrator implements AutoCloseable {
 
   // ---- replies --------------------------------------------------------------------------------
 
+  private boolean takeReplyMoved() {
+    boolean moved = replyMoved.get();
+    replyMoved.set(false);
+    return moved;
+  }
+
   private void onReply(Connection conn, Event reply) throws SQLException {
+    replyMoved.set(false);
     UUID sagaId = SagaHeaders.sagaId(reply);
     UUID commandId = UUID.fromString(SagaHeaders.required(reply, SagaHeaders.COMMAND_ID));
     boolean succeeded = reply.eventType().equals(SagaHeaders.SUCCEEDED);
@@ -263,6 +274,7 @@ public final class SagaOrchestrator implements AutoCloseable {
       return;
     }
     save(conn, row, next, now);
+    replyMoved.set(true);
   }
 
   private SagaRow merge(SagaRow row, Event reply) {

@@ -8,6 +8,7 @@ import io.tandem.core.spi.Transport;
 import io.tandem.inbox.InboxProcessor;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -60,6 +61,20 @@ final class LoopbackBus implements Transport {
   void release() {
     List<Event> now = new ArrayList<>(held);
     held.removeAll(now);
+    now.forEach(this::deliver);
+  }
+
+  /** Delivers the message held back first, now. */
+  void releaseFirst() {
+    Event first = held.remove(0);
+    deliver(first);
+  }
+
+  /** Delivers what was held back, now, the last held first. */
+  void releaseReversed() {
+    List<Event> now = new ArrayList<>(held);
+    held.removeAll(now);
+    Collections.reverse(now);
     now.forEach(this::deliver);
   }
 

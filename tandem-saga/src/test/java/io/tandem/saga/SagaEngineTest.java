@@ -3,10 +3,12 @@ package io.tandem.saga;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.tandem.core.Event;
 import io.tandem.core.FaultInjector;
 import io.tandem.core.RetryPolicy;
 import io.tandem.jdbc.Migrations;
 import io.tandem.outbox.OutboxRelay;
+import io.tandem.saga.internal.SagaHeaders;
 import io.tandem.testkit.IsolatedDatabase;
 import io.tandem.testkit.TestInfrastructure;
 import java.sql.Connection;
@@ -368,6 +370,126 @@ class SagaEngineTest {
         .as("never charged: the late forward was refused")
         .containsExactly("CreatePendingOrder", "CancelOrder");
     assertThat(orchestrator.find(id).orElseThrow().status()).isEqualTo(SagaStatus.COMPENSATED);
+  }
+
+  private static boolean replyOf(Event e, String kind, String step) {
+    return e.aggregateType().equals("checkout-replies")
+        && e.headers().get(SagaHeaders.KIND).orElse("").equals(kind)
+        && e.headers().get(SagaHeaders.STEP).orElse("").equals(step);
+  }
+
+  @Test
+  void aReplyArrivingAfterItsStepTimedOutChangesNothingAndTheAppliedStepIsCompensated()
+      throws Exception {
+    // the payment is charged, but its replies are late: both attempts time out
+    bus.hold = e -> replyOf(e, SagaHeaders.FORWARD, "authorize-payment");
+    run(checkout().stepTimeout(Duration.ofMillis(1500)).forwardAttempts(2).build());
+
+    UUID id = orchestrator.start("checkout", new Checkout("o-11", 10, false, false));
+    SagaInstance saga = awaitEnd(id);
+
+    assertThat(saga.status()).isEqualTo(SagaStatus.COMPENSATED);
+    List<String> logAtEnd =
+        List.of(
+            "F:create-order:SUCCEEDED",
+            "F:authorize-payment:TIMED_OUT",
+            "F:authorize-payment:TIMED_OUT",
+            "C:authorize-payment:SUCCEEDED",
+            "C:create-order:SUCCEEDED");
+    assertThat(log(saga)).containsExactlyElementsOf(logAtEnd);
+    assertThat(effects(id))
+        .as("charged once (the resend was answered from the record), refunded once")
+        .containsExactly("CreatePendingOrder", "AuthorizePayment", "RefundPayment", "CancelOrder");
+    assertThat(bus.heldCount()).isEqualTo(2);
+
+    long appliedBefore = orchestrator.replyProcessor().appliedCount();
+    bus.hold = e -> false;
+    bus.release(); // the late replies: "succeeded", for commands closed as timed out
+    Awaitility.await()
+        .atMost(Duration.ofSeconds(20))
+        .until(() -> orchestrator.replyProcessor().appliedCount() >= appliedBefore + 2);
+
+    SagaInstance after = orchestrator.find(id).orElseThrow();
+    assertThat(after.status()).isEqualTo(SagaStatus.COMPENSATED);
+    assertThat(after.version()).as("the saga row was not written again").isEqualTo(saga.version());
+    assertThat(log(after)).containsExactlyElementsOf(logAtEnd);
+    assertThat(effects(id))
+        .containsExactly("CreatePendingOrder", "AuthorizePayment", "RefundPayment", "CancelOrder");
+  }
+
+  @Test
+  void anOlderAttemptsFailureArrivingWhileTheNextAttemptRunsChangesNothing() throws Exception {
+    shippingFailures.set(1); // the first shipping attempt fails, the second succeeds
+    bus.hold = e -> replyOf(e, SagaHeaders.FORWARD, "request-shipping");
+    run(checkout().stepTimeout(Duration.ofSeconds(60)).build());
+
+    UUID id = orchestrator.start("checkout", new Checkout("o-12", 10, false, false));
+    Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> bus.heldCount() == 1);
+    dueNow(id); // attempt 1 (its "failed" reply held back) times out now: attempt 2 is sent
+    Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> bus.heldCount() == 2);
+    SagaInstance waiting = orchestrator.find(id).orElseThrow();
+    assertThat(waiting.currentStep()).isEqualTo("request-shipping");
+    assertThat(waiting.attempt()).isEqualTo(2);
+
+    long appliedBefore = orchestrator.replyProcessor().appliedCount();
+    bus.hold = e -> false;
+    bus.releaseFirst(); // attempt 1's "failed", while the saga waits for attempt 2
+    Awaitility.await()
+        .atMost(Duration.ofSeconds(20))
+        .until(() -> orchestrator.replyProcessor().appliedCount() >= appliedBefore + 1);
+    SagaInstance afterStale = orchestrator.find(id).orElseThrow();
+    assertThat(afterStale.status()).isEqualTo(SagaStatus.RUNNING);
+    assertThat(afterStale.version())
+        .as("the stale reply moved nothing")
+        .isEqualTo(waiting.version());
+    assertThat(afterStale.attempt()).isEqualTo(2);
+
+    bus.release(); // attempt 2's "succeeded"
+    SagaInstance saga = awaitEnd(id);
+    assertThat(saga.status()).isEqualTo(SagaStatus.COMPLETED);
+    assertThat(log(saga))
+        .containsExactly(
+            "F:create-order:SUCCEEDED",
+            "F:authorize-payment:SUCCEEDED",
+            "F:reserve-inventory:SUCCEEDED",
+            "F:request-shipping:TIMED_OUT",
+            "F:request-shipping:SUCCEEDED");
+    assertThat(effects(id))
+        .containsExactly(
+            "CreatePendingOrder", "AuthorizePayment", "ReserveInventory", "RequestShipping");
+  }
+
+  /** Makes the saga due for its timer now, as if its step's deadline had passed. */
+  private void dueNow(UUID id) throws SQLException {
+    try (Connection c = orchestratorDb.dataSource().getConnection();
+        PreparedStatement ps =
+            c.prepareStatement(
+                "UPDATE tandem_saga SET wakeup_at = now() - interval '1 second' WHERE saga_id = ?")) {
+      ps.setObject(1, id);
+      assertThat(ps.executeUpdate()).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void parallelCompensationRepliesInReverseOrderEndTheSagaOnce() throws Exception {
+    bus.hold =
+        e ->
+            e.headers().get(SagaHeaders.KIND).orElse("").equals(SagaHeaders.COMPENSATION)
+                && e.aggregateType().equals("checkout-replies");
+    run(checkout().parallelCompensation(true).build());
+
+    UUID id = orchestrator.start("checkout", new Checkout("o-13", 10, false, true));
+    Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> bus.heldCount() == 2);
+    assertThat(orchestrator.find(id).orElseThrow().status()).isEqualTo(SagaStatus.COMPENSATING);
+    bus.hold = e -> false;
+    bus.releaseReversed(); // the later compensation's reply first
+
+    SagaInstance saga = awaitEnd(id);
+    assertThat(saga.status()).isEqualTo(SagaStatus.COMPENSATED);
+    assertThat(log(saga).subList(3, 5))
+        .containsExactlyInAnyOrder("C:authorize-payment:SUCCEEDED", "C:create-order:SUCCEEDED");
+    assertThat(effects(id))
+        .containsExactly("CreatePendingOrder", "AuthorizePayment", "RefundPayment", "CancelOrder");
   }
 
   @Test

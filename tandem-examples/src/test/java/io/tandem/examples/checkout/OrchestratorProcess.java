@@ -13,11 +13,18 @@ final class OrchestratorProcess {
   /** Starts an instance and waits until it runs. */
   static JvmProcess start(CheckoutSystem system, String instance, String stepTimeout)
       throws IOException, InterruptedException {
+    return start(system, instance, stepTimeout, List.of());
+  }
+
+  /** Starts an instance with these JVM options (a fault setting) and waits until it runs. */
+  static JvmProcess start(
+      CheckoutSystem system, String instance, String stepTimeout, List<String> jvmOptions)
+      throws IOException, InterruptedException {
     JvmProcess p =
         JvmProcess.start(
             Files.createTempDirectory("checkout-orchestrator-"),
             instance,
-            List.of(),
+            jvmOptions,
             OrchestratorMain.class.getName(),
             List.of(
                 system.orchestratorJdbcUrl(),
