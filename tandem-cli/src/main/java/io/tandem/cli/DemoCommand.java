@@ -56,6 +56,7 @@ final class DemoCommand implements Callable<Integer> {
           "--out-of-stock-rate",
           "--shipping-failure-rate",
           "--seed",
+          "--orchestrator-kills",
           "--mariadb-url",
           "--no-mariadb");
 
@@ -118,6 +119,15 @@ final class DemoCommand implements Callable<Integer> {
       defaultValue = "42",
       description = "Seed of the failure mix (default ${DEFAULT-VALUE}).")
   long seed;
+
+  @Option(
+      names = "--orchestrator-kills",
+      defaultValue = "0",
+      description =
+          "Orchestration: times the orchestrator, then run as its own process, is killed with"
+              + " SIGKILL mid-run and a new process carries its sagas on (default"
+              + " ${DEFAULT-VALUE}).")
+  int orchestratorKills;
 
   @Option(
       names = "--mariadb-url",
@@ -205,6 +215,11 @@ final class DemoCommand implements Callable<Integer> {
   }
 
   private int checkout() throws Exception {
+    if (mode == Mode.choreography && orchestratorKills > 0) {
+      throw new IllegalArgumentException(
+          "--orchestrator-kills applies to --mode orchestration: a choreography has no"
+              + " orchestrator");
+    }
     CheckoutDemoSettings settings =
         new CheckoutDemoSettings(
             checkouts,
@@ -217,7 +232,8 @@ final class DemoCommand implements Callable<Integer> {
             blankToNull(mariadbUrl),
             !noMariaDb,
             timeout != null ? timeout : CheckoutDemoSettings.DEFAULTS.timeout(),
-            seed);
+            seed,
+            orchestratorKills);
     CheckoutReport report =
         mode == Mode.choreography
             ? new ChoreographyDemo(settings, System.err).run()

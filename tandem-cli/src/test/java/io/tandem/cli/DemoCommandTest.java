@@ -25,6 +25,20 @@ class DemoCommandTest {
     assertThat(demo.declineRate).isEqualTo(0.05);
     assertThat(demo.outOfStockRate).isEqualTo(0.05);
     assertThat(demo.shippingFailureRate).isEqualTo(0.1);
+    assertThat(demo.orchestratorKills).isZero();
+  }
+
+  @Test
+  void orchestratorKillsAreRefusedWhereThereIsNoOrchestrator() {
+    assertThatThrownBy(() -> parse("--mode", "choreography", "--orchestrator-kills", "1").call())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage(
+            "--orchestrator-kills applies to --mode orchestration: a choreography has no"
+                + " orchestrator");
+    assertThatThrownBy(() -> parse("--scenario", "outbox", "--orchestrator-kills", "1").call())
+        .hasMessage("--orchestrator-kills applies to --scenario checkout, not outbox");
+    assertThatThrownBy(() -> parse("--orchestrator-kills", "21").call())
+        .hasMessage("orchestrator kills must be between 0 and 20, was 21");
   }
 
   @Test

@@ -2,11 +2,15 @@ package io.tandem.examples.checkout;
 
 import io.tandem.saga.SagaStatus;
 import io.tandem.testkit.DatabaseServer;
+import io.tandem.testkit.JvmProcess;
 import io.tandem.testkit.KafkaBroker;
 import io.tandem.testkit.KafkaBrokerProcess;
 import io.tandem.testkit.MariaDbServer;
 import io.tandem.testkit.PostgresServer;
+import java.io.IOException;
 import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -32,6 +36,13 @@ public final class CheckoutDemo {
 
   /** How many products the demo stocks: sku-1 to sku-8. */
   public static final int PRODUCTS = 8;
+
+  /**
+   * How long a step waits for its reply before its command is sent again; a compensatable step is
+   * sent three times before the saga compensates, so a takeover after a kill (the relay's lease,
+   * the consumer group's session timeout, a new JVM) fits well within.
+   */
+  private static final Duration STEP_TIMEOUT = Duration.ofSeconds(10);
 
   private static final String GOOD_CARD = "4242424242424242";
   private static final String DECLINED_CARD = "4000000000000002";
@@ -109,7 +120,8 @@ public final class CheckoutDemo {
               .paymentDatabase(paymentServer)
               .kafka(kafka)
               .carrier(ShippingService.Carrier.flaky(settings.shippingFailureRate()))
-              .stepTimeout(Duration.ofSeconds(10))
+              .stepTimeout(STEP_TIMEOUT)
+              .orchestratorInProcess(settings.orchestratorKills() == 0)
               .start()) {
         return run(system, start);
       }
@@ -157,12 +169,22 @@ public final class CheckoutDemo {
     }
     say(
         "running %d checkouts, at most %d at once (decline rate %.2f, out-of-stock rate %.2f,"
-            + " shipping failure rate %.2f)",
+            + " shipping failure rate %.2f, orchestrator kills %d)",
         settings.checkouts(),
         settings.inFlight(),
         settings.declineRate(),
         settings.outOfStockRate(),
-        settings.shippingFailureRate());
+        settings.shippingFailureRate(),
+        settings.orchestratorKills());
+    try (OrchestratorProcesses orchestrators = new OrchestratorProcesses(system)) {
+      return run(system, plan, start, orchestrators);
+    }
+  }
+
+  private CheckoutReport run(
+      CheckoutSystem system, List<Planned> plan, long start, OrchestratorProcesses orchestrators)
+      throws Exception {
+    orchestrators.startNext();
     long deadline = System.nanoTime() + settings.timeout().toNanos();
     long runStart = System.nanoTime();
     long lastPrint = 0;
@@ -176,6 +198,13 @@ public final class CheckoutDemo {
               + counts.get(SagaStatus.STUCK);
       if (ended >= settings.checkouts()) {
         break;
+      }
+      if (orchestrators.kills() < settings.orchestratorKills()
+          && ended
+              >= (long) settings.checkouts()
+                  * (orchestrators.kills() + 1)
+                  / (settings.orchestratorKills() + 1)) {
+        orchestrators.killAndReplace(started - ended);
       }
       while (started < settings.checkouts() && started - ended < settings.inFlight()) {
         system.checkout(plan.get(started++).checkout());
@@ -197,7 +226,7 @@ public final class CheckoutDemo {
     if (System.nanoTime() >= deadline) {
       say("timed out after %s waiting for every saga to end", settings.timeout());
     }
-    return report(system, plan, start);
+    return report(system, plan, start, orchestrators.kills());
   }
 
   private void progressLine(int started, Map<SagaStatus, Long> counts, long ended, long runStart) {
@@ -226,7 +255,8 @@ public final class CheckoutDemo {
     progress.flush();
   }
 
-  private CheckoutReport report(CheckoutSystem system, List<Planned> plan, long start)
+  private CheckoutReport report(
+      CheckoutSystem system, List<Planned> plan, long start, int orchestratorKills)
       throws Exception {
     CheckoutInvariants invariants = system.invariants();
     long plannedDeclined = plan.stream().filter(Planned::declined).count();
@@ -276,7 +306,72 @@ public final class CheckoutDemo {
         percentile(millis, 0.99),
         TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start),
         system.paymentOnMariaDb() ? "mariadb" : "postgresql",
-        "orchestration");
+        "orchestration",
+        orchestratorKills);
+  }
+
+  /**
+   * The orchestrator as its own process ({@link OrchestratorMain}), when the run kills it: one
+   * process at a time, each killed with {@code SIGKILL} and followed by the next. Nothing when the
+   * run kills none (the orchestrator then runs in this JVM).
+   */
+  private final class OrchestratorProcesses implements AutoCloseable {
+    private final CheckoutSystem system;
+    private Path dir;
+    private JvmProcess current;
+    private int started;
+    private int kills;
+
+    OrchestratorProcesses(CheckoutSystem system) {
+      this.system = system;
+    }
+
+    int kills() {
+      return kills;
+    }
+
+    void startNext() throws IOException, InterruptedException {
+      if (settings.orchestratorKills() == 0) {
+        return;
+      }
+      if (dir == null) {
+        dir = Files.createTempDirectory("tandem-demo-orchestrator-");
+      }
+      String name = "orchestrator-" + ++started;
+      current =
+          JvmProcess.start(
+              dir,
+              name,
+              List.of(),
+              OrchestratorMain.class.getName(),
+              List.of(
+                  system.orchestratorJdbcUrl(),
+                  system.topology().bootstrapServers(),
+                  system.topology().prefix(),
+                  name,
+                  STEP_TIMEOUT.toString()));
+      current.awaitOutput(OrchestratorMain.READY + " " + name, Duration.ofSeconds(60));
+      say("%s runs as its own process (log: %s)", name, current.log());
+    }
+
+    void killAndReplace(long inFlight) throws IOException, InterruptedException {
+      current.kill();
+      kills++;
+      if (liveLine && progress != null) {
+        progress.println(); // below the live progress line
+      }
+      say(
+          "killed %s with SIGKILL, %d sagas in flight; a new process carries them on",
+          current.name(), inFlight);
+      startNext();
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+      if (current != null) {
+        current.close();
+      }
+    }
   }
 
   static double percentile(List<Double> sorted, double p) {

@@ -20,6 +20,9 @@ import java.time.Duration;
  * @param useMariaDb false to keep the payment service on PostgreSQL
  * @param timeout how long to wait for every saga to end
  * @param seed the seed of the failure mix (the same seed, the same mix)
+ * @param orchestratorKills how many times the orchestrator is killed with {@code SIGKILL} during
+ *     the run (orchestration only; default 0): it then runs as its own process, and each kill is
+ *     followed by a new process that carries the sagas on
  */
 public record CheckoutDemoSettings(
     int checkouts,
@@ -32,11 +35,43 @@ public record CheckoutDemoSettings(
     String mariadbUrl,
     boolean useMariaDb,
     Duration timeout,
-    long seed) {
+    long seed,
+    int orchestratorKills) {
+
+  /** The most orchestrator kills one run may ask for. */
+  public static final int MAX_ORCHESTRATOR_KILLS = 20;
 
   public static final CheckoutDemoSettings DEFAULTS =
       new CheckoutDemoSettings(
-          1000, 64, 0.05, 0.05, 0.1, null, null, null, true, Duration.ofMinutes(5), 42);
+          1000, 64, 0.05, 0.05, 0.1, null, null, null, true, Duration.ofMinutes(5), 42, 0);
+
+  /** Settings without orchestrator kills. */
+  public CheckoutDemoSettings(
+      int checkouts,
+      int inFlight,
+      double declineRate,
+      double outOfStockRate,
+      double shippingFailureRate,
+      String jdbcUrl,
+      String kafkaBootstrap,
+      String mariadbUrl,
+      boolean useMariaDb,
+      Duration timeout,
+      long seed) {
+    this(
+        checkouts,
+        inFlight,
+        declineRate,
+        outOfStockRate,
+        shippingFailureRate,
+        jdbcUrl,
+        kafkaBootstrap,
+        mariadbUrl,
+        useMariaDb,
+        timeout,
+        seed,
+        0);
+  }
 
   public CheckoutDemoSettings {
     if (checkouts < 1 || checkouts > 1_000_000) {
@@ -59,6 +94,21 @@ public record CheckoutDemoSettings(
           "shipping failure rate must be at most 0.9 (every call is retried until one succeeds),"
               + " was "
               + shippingFailureRate);
+    }
+    if (orchestratorKills < 0 || orchestratorKills > MAX_ORCHESTRATOR_KILLS) {
+      throw new IllegalArgumentException(
+          "orchestrator kills must be between 0 and "
+              + MAX_ORCHESTRATOR_KILLS
+              + ", was "
+              + orchestratorKills);
+    }
+    if (orchestratorKills >= checkouts) {
+      throw new IllegalArgumentException(
+          "orchestrator kills ("
+              + orchestratorKills
+              + ") must be fewer than the checkouts ("
+              + checkouts
+              + "): each kill happens with sagas in flight");
     }
     if (timeout == null || timeout.isNegative() || timeout.isZero()) {
       throw new IllegalArgumentException("timeout must be a positive duration, was " + timeout);

@@ -31,6 +31,8 @@ import java.util.Map;
  * @param elapsedMillis wall time of the whole run, start-up included
  * @param paymentDatabase {@code mariadb} or {@code postgresql}
  * @param mode {@code orchestration} or {@code choreography}
+ * @param orchestratorKills how many times the orchestrator process was killed with {@code SIGKILL}
+ *     during the run
  */
 public record CheckoutReport(
     long sagas,
@@ -52,7 +54,8 @@ public record CheckoutReport(
     double p99Millis,
     long elapsedMillis,
     String paymentDatabase,
-    String mode) {
+    String mode,
+    int orchestratorKills) {
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -89,6 +92,7 @@ public record CheckoutReport(
     m.put("planned_declined", plannedDeclined);
     m.put("planned_out_of_stock", plannedOutOfStock);
     m.put("shipping_retries", shippingRetries);
+    m.put("orchestrator_kills", orchestratorKills);
     m.put("net_charged_cents", netChargedCents);
     m.put("confirmed_cents", confirmedCents);
     m.put("invariants_ok", invariantsOk);

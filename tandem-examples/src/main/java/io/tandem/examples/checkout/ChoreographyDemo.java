@@ -31,6 +31,10 @@ public final class ChoreographyDemo {
   private final PrintStream progress;
 
   public ChoreographyDemo(CheckoutDemoSettings settings, PrintStream progress) {
+    if (settings.orchestratorKills() > 0) {
+      throw new IllegalArgumentException(
+          "orchestrator kills apply to orchestration; a choreography has no orchestrator to kill");
+    }
     this.settings = settings;
     this.progress = progress;
   }
@@ -103,7 +107,8 @@ public final class ChoreographyDemo {
           CheckoutDemo.percentile(millis, 0.99),
           TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start),
           checkout.paymentOnMariaDb() ? "mariadb" : "postgresql",
-          "choreography");
+          "choreography",
+          0);
     }
   }
 

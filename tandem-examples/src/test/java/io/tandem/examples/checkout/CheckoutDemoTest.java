@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.tandem.testkit.TestInfrastructure;
 import java.time.Duration;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 class CheckoutDemoTest {
@@ -92,7 +93,8 @@ class CheckoutDemoTest {
             3,
             100,
             "postgresql",
-            "orchestration");
+            "orchestration",
+            0);
     assertThat(report.toTable()).contains("violated: 1 sagas still running", "FAILED");
     assertThat(report.toJson()).contains("\"invariants_ok\":false", "\"violations\":[");
   }
@@ -114,5 +116,49 @@ class CheckoutDemoTest {
                 new CheckoutDemoSettings(
                     10, 10, 0, 0, 1.5, null, null, null, true, Duration.ofMinutes(1), 1))
         .hasMessage("shipping failure rate must be between 0 and 1, was 1.5");
+    assertThatThrownBy(
+            () ->
+                new CheckoutDemoSettings(
+                    10, 10, 0, 0, 0, null, null, null, true, Duration.ofMinutes(1), 1, -1))
+        .hasMessage("orchestrator kills must be between 0 and 20, was -1");
+    assertThatThrownBy(
+            () ->
+                new CheckoutDemoSettings(
+                    3, 10, 0, 0, 0, null, null, null, true, Duration.ofMinutes(1), 1, 3))
+        .hasMessageContaining("must be fewer than the checkouts (3)");
+    CheckoutDemoSettings killing =
+        new CheckoutDemoSettings(
+            10, 10, 0, 0, 0, null, null, null, true, Duration.ofMinutes(1), 1, 1);
+    assertThatThrownBy(() -> new ChoreographyDemo(killing, null))
+        .hasMessageContaining("a choreography has no orchestrator to kill");
+  }
+
+  @Tag("slow")
+  @Test
+  void theOrchestratorKilledTwiceMidRunLeavesEverySagaEndedAsPlanned() throws Exception {
+    CheckoutDemoSettings settings =
+        new CheckoutDemoSettings(
+            150,
+            32,
+            0.1,
+            0.1,
+            0.2,
+            TestInfrastructure.postgres().jdbcUrl(),
+            TestInfrastructure.kafka().bootstrapServers(),
+            null,
+            true,
+            Duration.ofMinutes(3),
+            9,
+            2);
+    CheckoutReport report = new CheckoutDemo(settings, System.out, false).run();
+
+    assertThat(report.orchestratorKills()).isEqualTo(2);
+    assertThat(report.violations()).isEmpty();
+    assertThat(report.invariantsOk()).isTrue();
+    assertThat(report.completed() + report.compensated()).isEqualTo(150);
+    assertThat(report.declined()).isEqualTo(report.plannedDeclined());
+    assertThat(report.outOfStock()).isEqualTo(report.plannedOutOfStock());
+    assertThat(report.netChargedCents()).isEqualTo(report.confirmedCents()).isPositive();
+    assertThat(report.toJson()).contains("\"orchestrator_kills\":2", "\"invariants_ok\":true");
   }
 }
