@@ -47,6 +47,9 @@ public final class ConfiguredFaults implements FaultInjector {
   /** The line prefix written to standard error when a fault fires. */
   public static final String FIRED = "TANDEM-FAULT";
 
+  /** Written to standard error when a {@code kill} could not kill and the process halts instead. */
+  public static final String KILL_FAILED = FIRED + " halting instead";
+
   /** The fault points this build has. */
   public static final List<String> KNOWN_POINTS =
       List.of(
@@ -232,7 +235,7 @@ public final class ConfiguredFaults implements FaultInjector {
     } catch (IOException | InterruptedException | RuntimeException e) {
       System.err.println(FIRED + " could not run kill -KILL " + pid + " (" + e + ")");
     }
-    System.err.println(FIRED + " halting instead");
+    System.err.println(KILL_FAILED);
     System.err.flush();
   }
 

@@ -13,13 +13,16 @@ final class Faults {
 
   /**
    * Waits for {@code process} to end and records in {@code detail} whether it halted at its
-   * configured fault point (exit status 137 after a {@code TANDEM-FAULT} line).
+   * configured fault point (exit status 137 — a halt or a SIGKILL — after a {@code TANDEM-FAULT}
+   * line, and no line saying that the kill failed).
    */
   static boolean diedAtItsFault(JvmProcess process, String what, List<String> detail)
       throws InterruptedException {
     int status = process.awaitExit(EXIT);
     boolean fired =
-        status == ConfiguredFaults.HALT_STATUS && process.output().contains(ConfiguredFaults.FIRED);
+        status == ConfiguredFaults.HALT_STATUS
+            && process.output().contains(ConfiguredFaults.FIRED)
+            && !process.output().contains(ConfiguredFaults.KILL_FAILED);
     detail.add(what + ": " + (fired ? "yes" : "NO, exit status " + status));
     return fired;
   }

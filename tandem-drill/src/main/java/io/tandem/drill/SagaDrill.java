@@ -55,13 +55,13 @@ final class SagaDrill {
       }
       system.inventory().addProduct(CheckoutDemo.SOLD_OUT, 0);
       Path dir = settings.workDir().resolve(name + "-" + system.topology().prefix());
-      int haltAt = sagas;
+      int killAt = sagas;
       JvmProcess first =
           orchestrator(
               system,
               dir,
               "orchestrator-1",
-              Faults.point(FaultInjector.ORCHESTRATOR_AFTER_STEP, "halt", haltAt));
+              Faults.point(FaultInjector.ORCHESTRATOR_AFTER_STEP, "kill", killAt));
       JvmProcess second = null;
       try {
         first.awaitOutput(OrchestratorMain.READY, Scenario.START);
@@ -73,7 +73,7 @@ final class SagaDrill {
         }
         boolean fired =
             Faults.diedAtItsFault(
-                first, "orchestrator halted after its step commit " + haltAt, detail);
+                first, "orchestrator killed (SIGKILL) after its transition " + killAt, detail);
         long faultAt = System.nanoTime();
         detail.add("sagas ended when it died: " + ended(system.statusCounts()) + " of " + sagas);
         if (settings.protection()) {
@@ -147,17 +147,8 @@ final class SagaDrill {
 
   private static JvmProcess orchestrator(
       CheckoutSystem system, Path dir, String instance, String faults) {
-    return JvmProcess.start(
-        dir,
-        instance,
-        Faults.jvmOptions(faults),
-        OrchestratorMain.class.getName(),
-        List.of(
-            system.orchestratorJdbcUrl(),
-            system.topology().bootstrapServers(),
-            system.topology().prefix(),
-            instance,
-            "PT5S"));
+    return OrchestratorMain.startProcess(
+        system, dir, instance, Duration.ofSeconds(5), Faults.jvmOptions(faults));
   }
 
   private static long publishedCommands(String jdbcUrl) throws SQLException {

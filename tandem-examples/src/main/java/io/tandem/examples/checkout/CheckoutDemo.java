@@ -338,18 +338,7 @@ public final class CheckoutDemo {
         dir = Files.createTempDirectory("tandem-demo-orchestrator-");
       }
       String name = "orchestrator-" + ++started;
-      current =
-          JvmProcess.start(
-              dir,
-              name,
-              List.of(),
-              OrchestratorMain.class.getName(),
-              List.of(
-                  system.orchestratorJdbcUrl(),
-                  system.topology().bootstrapServers(),
-                  system.topology().prefix(),
-                  name,
-                  STEP_TIMEOUT.toString()));
+      current = OrchestratorMain.startProcess(system, dir, name, STEP_TIMEOUT, List.of());
       current.awaitOutput(OrchestratorMain.READY + " " + name, Duration.ofSeconds(60));
       say("%s runs as its own process (log: %s)", name, current.log());
     }

@@ -3,7 +3,10 @@ package io.tandem.examples.checkout;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.tandem.core.ConfiguredFaults;
+import io.tandem.testkit.JvmProcess;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 
 /**
@@ -24,6 +27,32 @@ public final class OrchestratorMain {
   public static final String READY = "CHECKOUT-ORCHESTRATOR-READY";
 
   private OrchestratorMain() {}
+
+  /**
+   * Starts an instance for {@code system} as a child process of this JVM (its output in {@code
+   * dir/instance.log}) and returns at once; {@code awaitOutput(READY + " " + instance, ...)} waits
+   * until it runs.
+   *
+   * @param jvmOptions extra JVM options, such as a {@code -Dtandem.faults=...} setting
+   */
+  public static JvmProcess startProcess(
+      CheckoutSystem system,
+      Path dir,
+      String instance,
+      Duration stepTimeout,
+      List<String> jvmOptions) {
+    return JvmProcess.start(
+        dir,
+        instance,
+        jvmOptions,
+        OrchestratorMain.class.getName(),
+        List.of(
+            system.orchestratorJdbcUrl(),
+            system.topology().bootstrapServers(),
+            system.topology().prefix(),
+            instance,
+            stepTimeout.toString()));
+  }
 
   public static void main(String[] args) throws InterruptedException {
     if (args.length < 4 || args.length > 5) {

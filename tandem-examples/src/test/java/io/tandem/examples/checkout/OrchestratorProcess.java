@@ -21,17 +21,12 @@ final class OrchestratorProcess {
       CheckoutSystem system, String instance, String stepTimeout, List<String> jvmOptions)
       throws IOException, InterruptedException {
     JvmProcess p =
-        JvmProcess.start(
+        OrchestratorMain.startProcess(
+            system,
             Files.createTempDirectory("checkout-orchestrator-"),
             instance,
-            jvmOptions,
-            OrchestratorMain.class.getName(),
-            List.of(
-                system.orchestratorJdbcUrl(),
-                system.topology().bootstrapServers(),
-                system.topology().prefix(),
-                instance,
-                stepTimeout));
+            Duration.parse(stepTimeout),
+            jvmOptions);
     p.awaitOutput(OrchestratorMain.READY + " " + instance, Duration.ofSeconds(60));
     return p;
   }
