@@ -87,6 +87,7 @@ public final class SagaOrchestrator implements AutoCloseable {
   private final EventLimits limits;
   private final Duration timerInterval;
   private final InboxProcessor replies;
+  private final SagaQueries queries;
   private Thread timer; // guarded by this
   // Whether this thread's last reply moved its saga on: the consumer's commit that follows is a
   // step transition (a duplicate or a stale reply commits too, and is not one).
@@ -105,6 +106,7 @@ public final class SagaOrchestrator implements AutoCloseable {
     this.faultInjector = b.faultInjector;
     this.limits = b.limits;
     this.timerInterval = b.timerInterval;
+    this.queries = new SagaQueries(dataSource, dialect, definitions, clock);
     this.replies =
         InboxProcessor.builder()
             .dataSource(dataSource)
@@ -580,96 +582,26 @@ public final class SagaOrchestrator implements AutoCloseable {
    * again at once, with a fresh attempt budget.
    *
    * @throws IllegalStateException when the saga is not STUCK
+   * @see SagaQueries#retryStuck
    */
   public void retryStuck(UUID sagaId) {
-    try {
-      Transactions.inTransaction(
-          dataSource,
-          dialect.consumerIsolation(),
-          conn -> {
-            SagaRow row =
-                store
-                    .lock(conn, sagaId)
-                    .orElseThrow(() -> new IllegalArgumentException("no saga " + sagaId));
-            if (row.status() != SagaStatus.STUCK) {
-              throw new IllegalStateException(
-                  "saga " + sagaId + " is " + row.status() + ", not STUCK");
-            }
-            Instant now = clock.instant();
-            save(
-                conn,
-                row,
-                row.with(SagaStatus.COMPENSATING, row.stepIndex(), 0).withWakeup(now),
-                now);
-            return null;
-          });
-    } catch (SQLException e) {
-      throw new JdbcException("retrying saga " + sagaId + " failed", e);
-    }
+    queries.retryStuck(sagaId);
   }
 
   /**
    * Saga instances by type and status (null for any) started before {@code startedBefore}, oldest
    * first, without their step logs.
+   *
+   * @see SagaQueries#list
    */
   public List<SagaInstance> list(
       String sagaType, SagaStatus status, Instant startedBefore, int limit) {
-    if (limit < 1) {
-      throw new IllegalArgumentException("limit must be at least 1, was " + limit);
-    }
-    try {
-      return Transactions.inTransaction(
-          dataSource,
-          dialect.consumerIsolation(),
-          conn -> {
-            List<SagaInstance> out = new ArrayList<>();
-            for (SagaRow r : store.list(conn, sagaType, status, startedBefore, limit)) {
-              out.add(view(r, List.of()));
-            }
-            return out;
-          });
-    } catch (SQLException e) {
-      throw new JdbcException("listing sagas failed", e);
-    }
+    return queries.list(sagaType, status, startedBefore, limit);
   }
 
   /** One saga instance with its full step log. */
   public Optional<SagaInstance> find(UUID sagaId) {
-    try {
-      return Transactions.inTransaction(
-          dataSource,
-          dialect.consumerIsolation(),
-          conn -> {
-            Optional<SagaRow> row = store.get(conn, sagaId);
-            if (row.isEmpty()) {
-              return Optional.<SagaInstance>empty();
-            }
-            return Optional.of(view(row.get(), store.steps(conn, sagaId)));
-          });
-    } catch (SQLException e) {
-      throw new JdbcException("reading saga " + sagaId + " failed", e);
-    }
-  }
-
-  private SagaInstance view(SagaRow r, List<SagaStepRecord> steps) {
-    SagaDefinition<?> def = definitions.get(r.type());
-    String current =
-        def != null && r.stepIndex() < def.steps().size()
-            ? def.step(r.stepIndex()).name()
-            : Integer.toString(r.stepIndex());
-    return new SagaInstance(
-        r.id(),
-        r.type(),
-        r.status(),
-        current,
-        r.attempt(),
-        r.data(),
-        r.version(),
-        r.startedAt(),
-        r.updatedAt(),
-        Optional.ofNullable(r.endedAt()),
-        Optional.ofNullable(r.lastError()),
-        steps);
+    return queries.find(sagaId);
   }
 
   // ---- plumbing -------------------------------------------------------------------------------

@@ -327,8 +327,27 @@ class SagaEngineTest {
         .extracting(SagaInstance::id)
         .containsExactly(id);
 
+    // an operator's tool, without the saga definitions, sees the same and puts it back
+    SagaQueries operator = SagaQueries.of(orchestratorDb.dataSource());
+    List<SagaInstance> listed =
+        operator.list(null, SagaStatus.STUCK, Instant.now().plusSeconds(1), 10);
+    assertThat(listed).extracting(SagaInstance::id).containsExactly(id);
+    assertThat(listed.get(0).currentStep())
+        .as("named from the step log")
+        .isEqualTo(stuck.currentStep())
+        .isEqualTo("authorize-payment");
+    SagaInstance shown = operator.find(id).orElseThrow();
+    assertThat(shown.steps()).isEqualTo(stuck.steps());
+    assertThat(shown.currentStep()).isEqualTo("authorize-payment");
+    assertThatThrownBy(() -> operator.retryStuck(UUID.randomUUID()))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("no saga ");
+
     refundFailures.set(0); // the bank is back
-    orchestrator.retryStuck(id);
+    operator.retryStuck(id);
+    assertThatThrownBy(() -> operator.retryStuck(id))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("not STUCK");
     SagaInstance saga = awaitEnd(id);
 
     assertThat(saga.status()).isEqualTo(SagaStatus.COMPENSATED);

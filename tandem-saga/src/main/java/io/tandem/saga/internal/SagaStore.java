@@ -208,6 +208,20 @@ public final class SagaStore {
     }
   }
 
+  /** The name of the step at {@code stepIndex} as the step log last recorded it. */
+  public Optional<String> stepName(Connection c, UUID sagaId, int stepIndex) throws SQLException {
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT step FROM tandem_saga_step WHERE saga_id = ? AND step_index = ?"
+                + " ORDER BY seq DESC LIMIT 1")) {
+      ps.setObject(1, sagaId);
+      ps.setInt(2, stepIndex);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? Optional.of(rs.getString(1)) : Optional.empty();
+      }
+    }
+  }
+
   public List<SagaStepRecord> steps(Connection c, UUID sagaId) throws SQLException {
     List<SagaStepRecord> steps = new ArrayList<>();
     try (PreparedStatement ps = c.prepareStatement(dialect.sagaStepList())) {
