@@ -2,6 +2,7 @@ package io.tandem.cli;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import com.zaxxer.hikari.pool.HikariPool;
 import picocli.CommandLine.Option;
 
 /** The database options shared by commands that talk to a Tandem schema. */
@@ -50,6 +51,45 @@ final class DatabaseOptions {
     config.setPoolName(name);
     config.setMaximumPoolSize(size);
     config.setInitializationFailTimeout(10_000);
-    return new HikariDataSource(config);
+    return open(config, "--jdbc-url");
+  }
+
+  /**
+   * When {@code e} failed because a table of Tandem's schema is missing (PostgreSQL 42P01, MariaDB
+   * 42S02), an error that says so and what to do; else {@code e} itself.
+   */
+  static RuntimeException explainMissingSchema(RuntimeException e, String table, String database) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof java.sql.SQLException sql
+          && ("42P01".equals(sql.getSQLState()) || "42S02".equals(sql.getSQLState()))) {
+        return new IllegalArgumentException(
+            database
+                + " has no "
+                + table
+                + " table: is it the right database? (tandem migrate creates Tandem's schema)",
+            e);
+      }
+    }
+    return e;
+  }
+
+  /**
+   * Opens a pool, or says which database could not be reached and why (an {@link
+   * IllegalArgumentException}: bad input, reported in one line) instead of Hikari's stack trace.
+   */
+  static HikariDataSource open(HikariConfig config, String what) {
+    try {
+      return new HikariDataSource(config);
+    } catch (HikariPool.PoolInitializationException e) {
+      Throwable cause = e.getCause() != null ? e.getCause() : e;
+      throw new IllegalArgumentException(
+          "cannot connect to "
+              + what
+              + " "
+              + config.getJdbcUrl().replaceAll("password=[^&]*", "password=***")
+              + ": "
+              + cause.getMessage(),
+          e);
+    }
   }
 }

@@ -20,6 +20,7 @@ import picocli.CommandLine.Option;
  */
 @Command(
     name = "demo",
+    header = "Runs the checkout saga demo (or --scenario outbox) and checks its invariants.",
     mixinStandardHelpOptions = true,
     sortOptions = false,
     description = {

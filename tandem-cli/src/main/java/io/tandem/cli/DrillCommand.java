@@ -18,6 +18,7 @@ import picocli.CommandLine.Parameters;
 /** {@code tandem drill}: failure drills that kill real processes and check nothing is lost. */
 @Command(
     name = "drill",
+    header = "Runs failure drills and checks that nothing was lost or doubled.",
     mixinStandardHelpOptions = true,
     sortOptions = false,
     description = {

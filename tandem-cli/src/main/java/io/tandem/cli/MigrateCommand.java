@@ -9,6 +9,7 @@ import picocli.CommandLine.Mixin;
 /** {@code tandem migrate}: applies Tandem's schema to a database. */
 @Command(
     name = "migrate",
+    header = "Applies Tandem's schema to a database.",
     mixinStandardHelpOptions = true,
     description = {
       "Applies Tandem's schema (tandem_outbox, tandem_inbox, relay partitions) with Flyway,",

@@ -9,13 +9,15 @@ import picocli.CommandLine.Command;
     name = "tandem",
     mixinStandardHelpOptions = true,
     version = "tandem 0.1.0-SNAPSHOT",
-    description = "Changes that land in more than one system: outbox, relay, inbox.",
+    description = "Changes that land in more than one system: outbox, relay, inbox, sagas.",
     subcommands = {
       DemoCommand.class,
       MigrateCommand.class,
       RelayCommand.class,
       BenchCommand.class,
       DrillCommand.class,
+      SagaCommand.class,
+      TrailCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class TandemCommand implements Runnable {
@@ -23,12 +25,14 @@ public final class TandemCommand implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   public static void main(String[] args) {
-    int code =
-        new CommandLine(new TandemCommand())
-            .setCaseInsensitiveEnumValuesAllowed(true)
-            .setExecutionExceptionHandler(TandemCommand::report)
-            .execute(args);
-    System.exit(code);
+    System.exit(commandLine().execute(args));
+  }
+
+  /** The command line as {@link #main} runs it (tests set its output and error writers). */
+  static CommandLine commandLine() {
+    return new CommandLine(new TandemCommand())
+        .setCaseInsensitiveEnumValuesAllowed(true)
+        .setExecutionExceptionHandler(TandemCommand::report);
   }
 
   /**
@@ -40,7 +44,7 @@ public final class TandemCommand implements Runnable {
     if (!expected || System.getenv("TANDEM_DEBUG") != null) {
       e.printStackTrace(cmd.getErr());
     }
-    cmd.getErr().println("tandem " + cmd.getCommandName() + ": " + e.getMessage());
+    cmd.getErr().println(cmd.getCommandSpec().qualifiedName() + ": " + e.getMessage());
     return expected ? 2 : 1;
   }
 
