@@ -4,7 +4,9 @@ import java.time.Duration;
 import java.time.format.DateTimeParseException;
 import picocli.CommandLine;
 
-/** Reads {@code 30s}, {@code 5m} or ISO-8601 {@code PT30S}. */
+/**
+ * Reads {@code 500ms}, {@code 30s}, {@code 5m}, {@code 2h}, {@code 7d} or ISO-8601 {@code PT30S}.
+ */
 final class DurationConverter implements CommandLine.ITypeConverter<Duration> {
   @Override
   public Duration convert(String value) {
@@ -24,6 +26,8 @@ final class DurationConverter implements CommandLine.ITypeConverter<Duration> {
           return Duration.ofMinutes(n);
         case 'h':
           return Duration.ofHours(n);
+        case 'd':
+          return Duration.ofDays(n);
         default:
           break;
       }
@@ -31,6 +35,6 @@ final class DurationConverter implements CommandLine.ITypeConverter<Duration> {
       // fall through to the error below
     }
     throw new CommandLine.TypeConversionException(
-        "'" + value + "' is not a duration: use e.g. 30s, 5m, 500ms or PT30S");
+        "'" + value + "' is not a duration: use e.g. 500ms, 30s, 5m, 2h, 7d or PT30S");
   }
 }

@@ -16,6 +16,7 @@ import picocli.CommandLine.Command;
       RelayCommand.class,
       BenchCommand.class,
       DrillCommand.class,
+      OutboxCommand.class,
       SagaCommand.class,
       TrailCommand.class,
       CommandLine.HelpCommand.class
