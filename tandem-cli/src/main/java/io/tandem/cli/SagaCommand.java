@@ -6,6 +6,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.tandem.jdbc.JdbcException;
 import io.tandem.saga.SagaInstance;
 import io.tandem.saga.SagaQueries;
+import io.tandem.saga.SagaRetention;
 import io.tandem.saga.SagaStatus;
 import io.tandem.saga.SagaStepRecord;
 import java.io.PrintWriter;
@@ -31,7 +32,7 @@ import picocli.CommandLine.Parameters;
 @Command(
     name = "saga",
     mixinStandardHelpOptions = true,
-    header = "Lists sagas, shows one with its step log, retries a STUCK one.",
+    header = "Lists sagas, shows one with its step log, retries a STUCK one, purges old ones.",
     description = {
       "Reads the orchestrator's database (--jdbc-url): saga instances and their step logs.",
       "No saga definitions are needed; it is safe while orchestrators run."
@@ -39,7 +40,8 @@ import picocli.CommandLine.Parameters;
     subcommands = {
       SagaCommand.ListSagas.class,
       SagaCommand.Show.class,
-      SagaCommand.RetryStuck.class
+      SagaCommand.RetryStuck.class,
+      SagaCommand.Purge.class
     })
 final class SagaCommand implements Runnable {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -256,6 +258,56 @@ final class SagaCommand implements Runnable {
               + id
               + " is COMPENSATING again; a running orchestrator's timer sends its compensation"
               + " now");
+      out.flush();
+      return 0;
+    }
+  }
+
+  /** {@code tandem saga purge}. */
+  @Command(
+      name = "purge",
+      mixinStandardHelpOptions = true,
+      header = "Deletes finished sagas older than a retention (or counts them: --dry-run).",
+      description = {
+        "Deletes COMPLETED and COMPENSATED sagas that ended longer ago than --older-than, with",
+        "their step logs, in batches of 500 (at most 100 per run). Running, compensating and",
+        "STUCK sagas are never deleted."
+      })
+  static final class Purge implements Callable<Integer> {
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+    @Mixin DatabaseOptions database;
+
+    @Option(
+        names = "--older-than",
+        defaultValue = "30d",
+        converter = DurationConverter.class,
+        description = "Keep sagas that ended more recently (default ${DEFAULT-VALUE}).")
+    Duration olderThan;
+
+    @Option(names = "--dry-run", description = "Count what would be deleted; delete nothing.")
+    boolean dryRun;
+
+    @Override
+    public Integer call() {
+      if (olderThan.isNegative() || olderThan.isZero()) {
+        throw new IllegalArgumentException("--older-than must be positive, was " + olderThan);
+      }
+      long n;
+      try (HikariDataSource ds = database.pool("tandem-saga", 1)) {
+        SagaRetention retention =
+            SagaRetention.builder().dataSource(ds).retention(olderThan).build();
+        n = dryRun ? retention.dryRun() : retention.run();
+      } catch (JdbcException e) {
+        throw DatabaseOptions.explainMissingSchema(e, "tandem_saga", "--jdbc-url");
+      }
+      PrintWriter out = spec.commandLine().getOut();
+      out.printf(
+          Locale.ROOT,
+          "%s %d finished saga%s that ended more than %s ago%n",
+          dryRun ? "would delete" : "deleted",
+          n,
+          n == 1 ? "" : "s",
+          olderThan);
       out.flush();
       return 0;
     }

@@ -131,6 +131,31 @@ class SagaCommandTest {
   }
 
   @Test
+  void purgeCountsFirstAndNeverTouchesUnfinishedSagas() throws Exception {
+    UUID old = orchestrator.start("place-order", new Order("o-4"));
+    try (Connection c = db.dataSource().getConnection();
+        PreparedStatement ps =
+            c.prepareStatement(
+                "UPDATE tandem_saga SET status = 'COMPLETED', ended_at = now() - interval '40 days'"
+                    + " WHERE saga_id = ?")) {
+      ps.setObject(1, old);
+      assertThat(ps.executeUpdate()).isEqualTo(1);
+    }
+
+    Cli dry = Cli.run("saga", "purge", "--older-than", "30d", "--dry-run", "--jdbc-url", url);
+    assertThat(dry.status()).as(dry.err()).isZero();
+    assertThat(dry.out())
+        .isEqualTo("would delete 1 finished saga that ended more than PT720H ago\n");
+    assertThat(SagaQueries.of(db.dataSource()).find(old)).isPresent();
+
+    Cli purged = Cli.run("saga", "purge", "--jdbc-url", url);
+    assertThat(purged.out()).startsWith("deleted 1 finished saga ");
+    assertThat(SagaQueries.of(db.dataSource()).find(old)).isEmpty();
+    assertThat(SagaQueries.of(db.dataSource()).find(running)).as("running: kept").isPresent();
+    assertThat(SagaQueries.of(db.dataSource()).find(stuck)).as("stuck: kept").isPresent();
+  }
+
+  @Test
   void badInputIsRefusedWithWhatIsWrong() {
     Cli unknown = Cli.run("saga", "show", UUID.randomUUID().toString(), "--jdbc-url", url);
     assertThat(unknown.status()).isEqualTo(2);

@@ -438,6 +438,19 @@ public interface Dialect {
     return PortableSql.SAGA_FINISHED;
   }
 
+  /** How many ended instances are older than a time. Parameter: ended before. */
+  default String sagaFinishedCount() {
+    return PortableSql.SAGA_FINISHED_COUNT;
+  }
+
+  /**
+   * The name the step log last recorded for a step index of an instance. Parameters: saga_id,
+   * step_index. Column: step.
+   */
+  default String sagaStepName() {
+    return PortableSql.SAGA_STEP_NAME;
+  }
+
   /** Deletes one ended instance (never a running one). Parameter: saga_id. */
   default String sagaDelete() {
     return PortableSql.SAGA_DELETE;

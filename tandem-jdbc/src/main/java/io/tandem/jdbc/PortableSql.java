@@ -131,6 +131,20 @@ final class PortableSql {
        LIMIT ?
       """;
 
+  static final String SAGA_FINISHED_COUNT =
+      """
+      SELECT count(*) FROM tandem_saga
+       WHERE status IN ('COMPLETED', 'COMPENSATED') AND ended_at < ?
+      """;
+
+  static final String SAGA_STEP_NAME =
+      """
+      SELECT step FROM tandem_saga_step
+       WHERE saga_id = ? AND step_index = ?
+       ORDER BY seq DESC
+       LIMIT 1
+      """;
+
   static final String SAGA_DELETE =
       "DELETE FROM tandem_saga WHERE saga_id = ? AND status IN ('COMPLETED', 'COMPENSATED')";
 

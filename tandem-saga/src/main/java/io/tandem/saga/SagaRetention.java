@@ -4,6 +4,7 @@ import io.tandem.jdbc.Dialect;
 import io.tandem.jdbc.JdbcException;
 import io.tandem.jdbc.Transactions;
 import io.tandem.saga.internal.SagaStore;
+import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
@@ -17,7 +18,10 @@ import javax.sql.DataSource;
  * compensating and STUCK instances are never deleted (the delete itself checks the status).
  *
  * <pre>{@code
- * long purged = SagaRetention.builder().dataSource(db).retention(Duration.ofDays(30)).build().run();
+ * SagaRetention retention =
+ *     SagaRetention.builder().dataSource(db).retention(Duration.ofDays(30)).build();
+ * long eligible = retention.dryRun();   // counts, deletes nothing
+ * long purged = retention.run();
  * }</pre>
  *
  * <p>Defaults: retention {@value #DEFAULT_RETENTION_DAYS} days, batches of {@value
@@ -46,6 +50,18 @@ public final class SagaRetention {
 
   public static Builder builder() {
     return new Builder();
+  }
+
+  /**
+   * Counts the instances eligible now, deleting nothing; one {@link #run()} deletes at most {@code
+   * batchSize × maxBatches} of them.
+   */
+  public long dryRun() {
+    try (Connection conn = dataSource.getConnection()) {
+      return store.countFinished(conn, clock.instant().minus(retention));
+    } catch (SQLException e) {
+      throw new JdbcException("saga retention dry run failed", e);
+    }
   }
 
   /** Deletes eligible instances; returns how many. */

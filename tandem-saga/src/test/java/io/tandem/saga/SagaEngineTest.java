@@ -657,9 +657,12 @@ class SagaEngineTest {
             .dataSource(orchestratorDb.dataSource())
             .retention(Duration.ofMillis(1))
             .build();
+    Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> retention.dryRun() == 1);
+    assertThat(orchestrator.find(done)).as("a dry run deletes nothing").isPresent();
     Awaitility.await()
         .atMost(Duration.ofSeconds(5))
         .until(() -> retention.run() >= 0 && orchestrator.find(done).isEmpty());
+    assertThat(retention.dryRun()).isZero();
 
     assertThat(orchestrator.find(running)).isPresent();
     assertThat(orchestrator.find(running).orElseThrow().status()).isEqualTo(SagaStatus.RUNNING);

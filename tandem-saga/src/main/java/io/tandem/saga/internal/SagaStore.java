@@ -121,6 +121,17 @@ public final class SagaStore {
     return ids;
   }
 
+  /** How many instances ended (completed or compensated) before {@code endedBefore}. */
+  public long countFinished(Connection c, Instant endedBefore) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(dialect.sagaFinishedCount())) {
+      dialect.bindInstant(ps, 1, endedBefore);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getLong(1);
+      }
+    }
+  }
+
   /** Deletes an ended instance and its step log; false when it is not ended. */
   public boolean delete(Connection c, UUID id) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(dialect.sagaDelete())) {
@@ -210,10 +221,7 @@ public final class SagaStore {
 
   /** The name of the step at {@code stepIndex} as the step log last recorded it. */
   public Optional<String> stepName(Connection c, UUID sagaId, int stepIndex) throws SQLException {
-    try (PreparedStatement ps =
-        c.prepareStatement(
-            "SELECT step FROM tandem_saga_step WHERE saga_id = ? AND step_index = ?"
-                + " ORDER BY seq DESC LIMIT 1")) {
+    try (PreparedStatement ps = c.prepareStatement(dialect.sagaStepName())) {
       ps.setObject(1, sagaId);
       ps.setInt(2, stepIndex);
       try (ResultSet rs = ps.executeQuery()) {
