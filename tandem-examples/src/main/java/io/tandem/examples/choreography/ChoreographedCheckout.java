@@ -35,7 +35,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.function.Function;
 import javax.sql.DataSource;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -101,6 +100,14 @@ public final class ChoreographedCheckout implements AutoCloseable {
 
   private static final int PARTITIONS = 3;
 
+  /** The event types (topics) each service listens to. */
+  static final Map<String, List<String>> INBOUND =
+      Map.of(
+          OrderService.NAME, List.of(Events.PAYMENT, Events.SHIPMENT),
+          PaymentService.NAME, List.of(Events.ORDER, Events.RESERVATION),
+          InventoryService.NAME, List.of(Events.PAYMENT),
+          ShippingService.NAME, List.of(Events.RESERVATION));
+
   /**
    * What {@link #redeliverAll} did.
    *
@@ -125,6 +132,7 @@ public final class ChoreographedCheckout implements AutoCloseable {
   private ShippingService shipping;
   private final List<ServiceNode> nodes = new ArrayList<>();
   private final Map<String, DataSource> databases = new HashMap<>();
+  private final Map<String, String> jdbcUrls = new HashMap<>();
   private SagaTrail trail;
   private boolean started; // guarded by this
   private boolean closed; // guarded by this
@@ -201,10 +209,13 @@ public final class ChoreographedCheckout implements AutoCloseable {
     inventory.createSchema();
     shipping.createSchema();
     awaitTopics(topics);
-    node(OrderService.NAME, orderDs, orders::processor, Events.PAYMENT, Events.SHIPMENT);
-    node(PaymentService.NAME, paymentDs, payments::processor, Events.ORDER, Events.RESERVATION);
-    node(InventoryService.NAME, inventoryDs, inventory::processor, Events.PAYMENT);
-    node(ShippingService.NAME, shippingDs, shipping::processor, Events.RESERVATION);
+    for (String service : services()) {
+      if (settings.externalServices.contains(service)) {
+        say("%s runs elsewhere (ChoreographyServiceMain)", service);
+      } else {
+        node(service, databases.get(service));
+      }
+    }
     SagaTrail.Builder t = SagaTrail.builder();
     for (String service : services()) {
       t.service(service, databases.get(service));
@@ -279,18 +290,11 @@ public final class ChoreographedCheckout implements AutoCloseable {
     resources.push(pool);
     Migrations.migrate(pool);
     databases.put(service, pool);
+    jdbcUrls.put(service, database.jdbcUrl());
     return pool;
   }
 
-  private void node(
-      String service,
-      DataSource ds,
-      Function<SimpleMeterRegistry, InboxProcessor> processor,
-      String... inboundTypes) {
-    List<String> topics = new ArrayList<>();
-    for (String type : inboundTypes) {
-      topics.add(topic(type));
-    }
+  private void node(String service, DataSource ds) {
     // MariaDB has no LISTEN/NOTIFY: its relay finds new rows by polling alone.
     Duration poll =
         service.equals(PaymentService.NAME) && paymentOnMariaDb
@@ -300,8 +304,8 @@ public final class ChoreographedCheckout implements AutoCloseable {
         ServiceNode.start(
             service,
             ds,
-            processor.apply(new SimpleMeterRegistry()),
-            topics,
+            processorOf(service),
+            topics(prefix, service),
             bootstrapServers,
             prefix,
             prefix + service,
@@ -309,6 +313,15 @@ public final class ChoreographedCheckout implements AutoCloseable {
             settings.concurrency);
     resources.push(node);
     nodes.add(node);
+  }
+
+  /** The topics {@code service} listens to, under {@code prefix}. */
+  static List<String> topics(String prefix, String service) {
+    List<String> topics = new ArrayList<>();
+    for (String type : INBOUND.get(service)) {
+      topics.add(prefix + type.toLowerCase(Locale.ROOT));
+    }
+    return topics;
   }
 
   private String topic(String aggregateType) {
@@ -436,6 +449,10 @@ public final class ChoreographedCheckout implements AutoCloseable {
       deadLetters += node.processor().deadLetters(DeadLetterStatus.DEAD, 0, 10_000).size();
       duplicates += node.processor().duplicateCount();
     }
+    for (String service : settings.externalServices) {
+      // runs elsewhere: its dead letters are in its database; its duplicates count is its own
+      deadLetters += processorOf(service).deadLetters(DeadLetterStatus.DEAD, 0, 10_000).size();
+    }
     return ChoreographyInvariants.of(
         List.copyOf(placed.values()),
         outcomes,
@@ -475,6 +492,19 @@ public final class ChoreographedCheckout implements AutoCloseable {
   /** The prefix of this instance's topics and consumer groups. */
   public String topicPrefix() {
     return prefix;
+  }
+
+  /** The JDBC URL of a service's database, for a service run elsewhere (its user included). */
+  public String jdbcUrl(String service) {
+    requireStarted();
+    database(service); // checks the name
+    return jdbcUrls.get(service);
+  }
+
+  /** The Kafka cluster the services use. */
+  public String bootstrapServers() {
+    requireStarted();
+    return bootstrapServers;
   }
 
   /** A service's database (order, payment, inventory or shipping), for inspection. */
@@ -547,6 +577,20 @@ public final class ChoreographedCheckout implements AutoCloseable {
       case PaymentService.NAME -> payments.processor(meters);
       case InventoryService.NAME -> inventory.processor(meters);
       default -> shipping.processor(meters);
+    };
+  }
+
+  /** A new inbox processor of {@code service} on its database {@code ds}. */
+  static InboxProcessor processorOf(String service, DataSource ds) {
+    SimpleMeterRegistry meters = new SimpleMeterRegistry();
+    return switch (service) {
+      case OrderService.NAME -> new OrderService(ds).processor(meters);
+      case PaymentService.NAME -> new PaymentService(ds).processor(meters);
+      case InventoryService.NAME -> new InventoryService(ds).processor(meters);
+      case ShippingService.NAME -> new ShippingService(ds).processor(meters);
+      default ->
+          throw new IllegalArgumentException(
+              "service must be order, payment, inventory or shipping, was '" + service + "'");
     };
   }
 
@@ -662,6 +706,7 @@ public final class ChoreographedCheckout implements AutoCloseable {
     private int concurrency = DEFAULT_CONCURRENCY;
     private String topicPrefix;
     private PrintStream progress;
+    private java.util.Set<String> externalServices = java.util.Set.of();
 
     private Builder() {}
 
@@ -677,6 +722,7 @@ public final class ChoreographedCheckout implements AutoCloseable {
       b.concurrency = concurrency;
       b.topicPrefix = topicPrefix;
       b.progress = progress;
+      b.externalServices = externalServices;
       return b;
     }
 
@@ -755,6 +801,24 @@ public final class ChoreographedCheckout implements AutoCloseable {
             "topicPrefix must be 1 to 100 of a-z, 0-9, '.', '_', '-', was '" + topicPrefix + "'");
       }
       this.topicPrefix = topicPrefix;
+      return this;
+    }
+
+    /**
+     * Services this instance does not run: their databases and topics are created as for the
+     * others, but their relay and consumer run elsewhere — {@link ChoreographyServiceMain} in a
+     * process of its own, given {@link #jdbcUrl(String)}, {@link #bootstrapServers()} and {@link
+     * #topicPrefix()} — so that a test can kill one with SIGKILL and start it again. {@link
+     * #redeliverAll} leaves them out.
+     */
+    public Builder externalServices(String... services) {
+      for (String service : services) {
+        if (!INBOUND.containsKey(service)) {
+          throw new IllegalArgumentException(
+              "service must be order, payment, inventory or shipping, was '" + service + "'");
+        }
+      }
+      this.externalServices = java.util.Set.of(services);
       return this;
     }
 

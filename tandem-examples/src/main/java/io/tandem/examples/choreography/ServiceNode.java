@@ -94,6 +94,9 @@ final class ServiceNode implements AutoCloseable {
                 .pollTimeout(Duration.ofMillis(100))
                 .rebalanceTimeout(Duration.ofSeconds(5))
                 .closeTimeout(Duration.ofSeconds(5))
+                // A member that dies is replaced within seconds, not the default 45 s.
+                .consumerProperty("session.timeout.ms", "6000")
+                .consumerProperty("heartbeat.interval.ms", "1000")
                 .build())
         .processor(processor)
         .concurrency(concurrency)
