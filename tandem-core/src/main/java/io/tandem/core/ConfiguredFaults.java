@@ -34,8 +34,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>Example: {@code -Dtandem.faults=relay.after-ack=halt@3} kills the relay process the third time
  * a batch was acknowledged by the broker, before it is marked published. Before it ends the
- * process, a halt or kill writes one line {@code TANDEM-FAULT point action n} goes to standard
- * error so drills can tell the fault fired from a crash for another reason.
+ * process, a halt or kill writes one line {@code TANDEM-FAULT point action n} to standard error, so
+ * that drills can tell the fault fired from a crash for another reason.
  */
 public final class ConfiguredFaults implements FaultInjector {
   /** The system property read by {@link #fromSystemProperty()}. */
