@@ -54,6 +54,25 @@ final class DatabaseOptions {
     return open(config, "--jdbc-url");
   }
 
+  /** Work on a data source, for {@link #withDatabase}. */
+  @FunctionalInterface
+  interface Work<T> {
+    T run(HikariDataSource dataSource) throws Exception;
+  }
+
+  /**
+   * Runs {@code work} on a one-connection pool of the configured database, closed afterwards; a
+   * failure because {@code table} (a table of Tandem's schema) is missing says so ({@link
+   * #explainMissingSchema}).
+   */
+  <T> T withDatabase(String poolName, String table, Work<T> work) throws Exception {
+    try (HikariDataSource ds = pool(poolName, 1)) {
+      return work.run(ds);
+    } catch (io.tandem.jdbc.JdbcException e) {
+      throw explainMissingSchema(e, table, "--jdbc-url");
+    }
+  }
+
   /**
    * When {@code e} failed because a table of Tandem's schema is missing (PostgreSQL 42P01, MariaDB
    * 42S02), an error that says so and what to do; else {@code e} itself.

@@ -1,8 +1,6 @@
 package io.tandem.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.zaxxer.hikari.HikariDataSource;
-import io.tandem.jdbc.JdbcException;
 import io.tandem.outbox.OutboxOperations;
 import io.tandem.outbox.OutboxRetention;
 import io.tandem.outbox.OutboxStatus;
@@ -48,18 +46,9 @@ final class OutboxCommand implements Runnable {
     spec.commandLine().usage(spec.commandLine().getOut());
   }
 
-  /** Runs {@code work} on a one-connection pool; a missing schema is said as such. */
-  private static <T> T withOutbox(DatabaseOptions database, Work<T> work) throws Exception {
-    try (HikariDataSource ds = database.pool("tandem-outbox", 1)) {
-      return work.run(ds);
-    } catch (JdbcException e) {
-      throw DatabaseOptions.explainMissingSchema(e, "tandem_outbox", "--jdbc-url");
-    }
-  }
-
-  @FunctionalInterface
-  private interface Work<T> {
-    T run(HikariDataSource ds) throws Exception;
+  private static <T> T withOutbox(DatabaseOptions database, DatabaseOptions.Work<T> work)
+      throws Exception {
+    return database.withDatabase("tandem-outbox", "tandem_outbox", work);
   }
 
   /** {@code tandem outbox status}. */

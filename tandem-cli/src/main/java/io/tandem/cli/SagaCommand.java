@@ -1,9 +1,6 @@
 package io.tandem.cli;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.zaxxer.hikari.HikariDataSource;
-import io.tandem.jdbc.JdbcException;
 import io.tandem.saga.SagaInstance;
 import io.tandem.saga.SagaQueries;
 import io.tandem.saga.SagaRetention;
@@ -88,7 +85,7 @@ final class SagaCommand implements Runnable {
     boolean json;
 
     @Override
-    public Integer call() throws JsonProcessingException {
+    public Integer call() throws Exception {
       if (limit < 1 || limit > 10_000) {
         throw new IllegalArgumentException("--limit must be between 1 and 10000, was " + limit);
       }
@@ -97,12 +94,8 @@ final class SagaCommand implements Runnable {
       }
       Instant now = Instant.now();
       Instant startedBefore = olderThan == null ? now.plusSeconds(1) : now.minus(olderThan);
-      List<SagaInstance> sagas;
-      try (HikariDataSource ds = database.pool("tandem-saga", 1)) {
-        sagas = SagaQueries.of(ds).list(type, status, startedBefore, limit);
-      } catch (JdbcException e) {
-        throw DatabaseOptions.explainMissingSchema(e, "tandem_saga", "--jdbc-url");
-      }
+      List<SagaInstance> sagas =
+          withSagas(database, ds -> SagaQueries.of(ds).list(type, status, startedBefore, limit));
       PrintWriter out = spec.commandLine().getOut();
       if (json) {
         for (SagaInstance s : sagas) {
@@ -158,19 +151,13 @@ final class SagaCommand implements Runnable {
     boolean json;
 
     @Override
-    public Integer call() throws JsonProcessingException {
-      SagaInstance s;
-      try (HikariDataSource ds = database.pool("tandem-saga", 1)) {
-        s =
-            SagaQueries.of(ds)
-                .find(id)
-                .orElseThrow(
-                    () ->
-                        new IllegalArgumentException(
-                            "no saga " + id + " in this database (is it the orchestrator's?)"));
-      } catch (JdbcException e) {
-        throw DatabaseOptions.explainMissingSchema(e, "tandem_saga", "--jdbc-url");
-      }
+    public Integer call() throws Exception {
+      SagaInstance s =
+          withSagas(database, ds -> SagaQueries.of(ds).find(id))
+              .orElseThrow(
+                  () ->
+                      new IllegalArgumentException(
+                          "no saga " + id + " in this database (is it the orchestrator's?)"));
       PrintWriter out = spec.commandLine().getOut();
       if (json) {
         Map<String, Object> m = summary(s);
@@ -244,11 +231,14 @@ final class SagaCommand implements Runnable {
     UUID id;
 
     @Override
-    public Integer call() {
-      try (HikariDataSource ds = database.pool("tandem-saga", 1)) {
-        SagaQueries.of(ds).retryStuck(id);
-      } catch (JdbcException e) {
-        throw DatabaseOptions.explainMissingSchema(e, "tandem_saga", "--jdbc-url");
+    public Integer call() throws Exception {
+      try {
+        withSagas(
+            database,
+            ds -> {
+              SagaQueries.of(ds).retryStuck(id);
+              return null;
+            });
       } catch (IllegalStateException notStuck) {
         throw new IllegalArgumentException(notStuck.getMessage(), notStuck);
       }
@@ -288,18 +278,18 @@ final class SagaCommand implements Runnable {
     boolean dryRun;
 
     @Override
-    public Integer call() {
+    public Integer call() throws Exception {
       if (olderThan.isNegative() || olderThan.isZero()) {
         throw new IllegalArgumentException("--older-than must be positive, was " + olderThan);
       }
-      long n;
-      try (HikariDataSource ds = database.pool("tandem-saga", 1)) {
-        SagaRetention retention =
-            SagaRetention.builder().dataSource(ds).retention(olderThan).build();
-        n = dryRun ? retention.dryRun() : retention.run();
-      } catch (JdbcException e) {
-        throw DatabaseOptions.explainMissingSchema(e, "tandem_saga", "--jdbc-url");
-      }
+      long n =
+          withSagas(
+              database,
+              ds -> {
+                SagaRetention retention =
+                    SagaRetention.builder().dataSource(ds).retention(olderThan).build();
+                return dryRun ? retention.dryRun() : retention.run();
+              });
       PrintWriter out = spec.commandLine().getOut();
       out.printf(
           Locale.ROOT,
@@ -311,6 +301,11 @@ final class SagaCommand implements Runnable {
       out.flush();
       return 0;
     }
+  }
+
+  private static <T> T withSagas(DatabaseOptions database, DatabaseOptions.Work<T> work)
+      throws Exception {
+    return database.withDatabase("tandem-saga", "tandem_saga", work);
   }
 
   private static Map<String, Object> summary(SagaInstance s) {
