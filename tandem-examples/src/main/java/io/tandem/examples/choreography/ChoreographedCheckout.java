@@ -27,6 +27,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
@@ -706,7 +707,7 @@ public final class ChoreographedCheckout implements AutoCloseable {
     private int concurrency = DEFAULT_CONCURRENCY;
     private String topicPrefix;
     private PrintStream progress;
-    private java.util.Set<String> externalServices = java.util.Set.of();
+    private Set<String> externalServices = Set.of();
 
     private Builder() {}
 
@@ -807,9 +808,10 @@ public final class ChoreographedCheckout implements AutoCloseable {
     /**
      * Services this instance does not run: their databases and topics are created as for the
      * others, but their relay and consumer run elsewhere — {@link ChoreographyServiceMain} in a
-     * process of its own, given {@link #jdbcUrl(String)}, {@link #bootstrapServers()} and {@link
-     * #topicPrefix()} — so that a test can kill one with SIGKILL and start it again. {@link
-     * #redeliverAll} leaves them out.
+     * process of its own, given {@link ChoreographedCheckout#jdbcUrl(String)}, {@link
+     * ChoreographedCheckout#bootstrapServers()} and {@link ChoreographedCheckout#topicPrefix()} —
+     * so that a test can kill one with SIGKILL and start it again. {@link
+     * ChoreographedCheckout#redeliverAll} leaves them out.
      */
     public Builder externalServices(String... services) {
       for (String service : services) {
@@ -818,7 +820,7 @@ public final class ChoreographedCheckout implements AutoCloseable {
               "service must be order, payment, inventory or shipping, was '" + service + "'");
         }
       }
-      this.externalServices = java.util.Set.of(services);
+      this.externalServices = Set.of(services);
       return this;
     }
 
