@@ -29,7 +29,8 @@ import picocli.CommandLine.Parameters;
     description = {
       "Reads the outbox and inbox of each service given with --service: every event whose",
       "correlationid header is ID, when it occurred, whether it was published and which",
-      "consumers recorded it. Users and passwords go in the JDBC URLs."
+      "consumers recorded it. The user goes in each JDBC URL; the password comes from",
+      "TANDEM_DB_PASSWORD for every URL that has none (never from the command line)."
     })
 final class TrailCommand implements Callable<Integer> {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -74,6 +75,10 @@ final class TrailCommand implements Callable<Integer> {
             HikariConfig config = new HikariConfig();
             config.setJdbcUrl(url);
             config.setPoolName("tandem-trail-" + name);
+            String password = System.getenv("TANDEM_DB_PASSWORD");
+            if (password != null && !url.contains("password=")) {
+              config.setPassword(password);
+            }
             config.setMaximumPoolSize(1);
             config.setInitializationFailTimeout(5_000);
             HikariDataSource ds = DatabaseOptions.open(config, "service " + name + " at");
