@@ -17,6 +17,7 @@ import picocli.CommandLine.Command;
       BenchCommand.class,
       DrillCommand.class,
       OutboxCommand.class,
+      InboxCommand.class,
       SagaCommand.class,
       TrailCommand.class,
       CommandLine.HelpCommand.class

@@ -130,6 +130,7 @@ public final class InboxProcessor {
   private final DataSource dataSource;
   private final Dialect dialect;
   private final ConsumerStore store;
+  private final InboxOperations operations;
   private final String consumer;
   private final Map<String, Handler> handlers;
   private final Handler anyType;
@@ -146,6 +147,7 @@ public final class InboxProcessor {
     this.dataSource = b.dataSource;
     this.dialect = b.dialect != null ? b.dialect : Dialect.of(b.dataSource);
     this.store = new ConsumerStore(dialect);
+    this.operations = InboxOperations.create(dataSource, dialect);
     this.consumer = b.consumer;
     this.handlers = Map.copyOf(b.handlers);
     this.anyType = b.anyType;
@@ -497,13 +499,11 @@ public final class InboxProcessor {
 
   /**
    * Dead letters of this consumer with {@code status}, in id order after {@code afterId} (0 for the
-   * first page), at most {@code limit}.
+   * first page), at most {@code limit} (1 to 10,000). {@link InboxOperations} reads the same
+   * without the handlers.
    */
   public List<DeadLetter> deadLetters(DeadLetterStatus status, long afterId, int limit) {
-    if (limit < 1) {
-      throw new IllegalArgumentException("limit must be at least 1, was " + limit);
-    }
-    return read(conn -> store.listDeadLetters(conn, consumer, status, afterId, limit));
+    return operations.deadLetters(consumer, status, afterId, limit);
   }
 
   /**
@@ -592,7 +592,7 @@ public final class InboxProcessor {
    * oldest first, each with the reason (not delivered yet, or held by a dead letter).
    */
   public List<AggregateGap> gaps(Duration olderThan, int limit) {
-    return read(conn -> store.gaps(conn, consumer, olderThan, limit));
+    return operations.gaps(consumer, olderThan, limit);
   }
 
   /**

@@ -1,0 +1,289 @@
+package io.tandem.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.tandem.inbox.AggregateGap;
+import io.tandem.inbox.DeadLetter;
+import io.tandem.inbox.DeadLetterStatus;
+import io.tandem.inbox.InboxOperations;
+import io.tandem.inbox.InboxRetention;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code tandem inbox}: the operator's read-only view of a consumer's tables ({@link
+ * InboxOperations}) and the inbox retention ({@link InboxRetention}). Replaying or discarding a
+ * dead letter needs the consumer's handlers: it is done from the application ({@code
+ * InboxProcessor.replay} / {@code discard}).
+ */
+@Command(
+    name = "inbox",
+    mixinStandardHelpOptions = true,
+    header = "Dead letters and waiting aggregates of a consumer; inbox retention.",
+    description = "Works on the consumer's database given with --jdbc-url (or TANDEM_JDBC_URL).",
+    subcommands = {
+      InboxCommand.DeadLetters.class,
+      InboxCommand.Gaps.class,
+      InboxCommand.Retention.class
+    })
+final class InboxCommand implements Runnable {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public void run() {
+    spec.commandLine().usage(spec.commandLine().getOut());
+  }
+
+  private static <T> T withInbox(DatabaseOptions database, DatabaseOptions.Work<T> work)
+      throws Exception {
+    return database.withDatabase("tandem-inbox", "tandem_dead_letter", work);
+  }
+
+  /** {@code tandem inbox dead-letters}. */
+  @Command(
+      name = "dead-letters",
+      mixinStandardHelpOptions = true,
+      header = "Lists a consumer's dead letters, oldest first, with why they failed.",
+      description = {
+        "Messages the consumer could not apply: why, after how many attempts, and the event's",
+        "identity when it could be decoded. Replay or discard them from the application",
+        "(InboxProcessor.replay / discard): both need the consumer's handlers."
+      })
+  static final class DeadLetters implements Callable<Integer> {
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+    @Mixin DatabaseOptions database;
+
+    @Option(names = "--consumer", required = true, description = "The consumer's name.")
+    String consumer;
+
+    @Option(
+        names = "--status",
+        defaultValue = "DEAD",
+        description = "DEAD (default, still open), REPLAYED or DISCARDED.")
+    DeadLetterStatus status;
+
+    @Option(
+        names = "--limit",
+        defaultValue = "100",
+        description = "At most this many (1 to 10000, default ${DEFAULT-VALUE}).")
+    int limit;
+
+    @Option(names = "--json", description = "One JSON object per line instead of the table.")
+    boolean json;
+
+    @Override
+    public Integer call() throws Exception {
+      List<DeadLetter> letters =
+          withInbox(
+              database, ds -> InboxOperations.create(ds).deadLetters(consumer, status, 0, limit));
+      PrintWriter out = spec.commandLine().getOut();
+      for (DeadLetter d : letters) {
+        if (json) {
+          Map<String, Object> m = new LinkedHashMap<>();
+          m.put("id", d.id());
+          m.put("consumer", d.consumer());
+          m.put("status", d.status().name());
+          m.put("reason_class", d.reasonClass().name());
+          m.put("reason", d.reason());
+          m.put("attempts", d.attempts());
+          m.put("origin", d.origin());
+          m.put("event_id", d.eventId() == null ? null : d.eventId().toString());
+          m.put("aggregate_type", d.aggregateType());
+          m.put("aggregate_id", d.aggregateId());
+          m.put("aggregate_version", d.aggregateVersion());
+          m.put("event_type", d.eventType());
+          m.put("dead_at", d.deadAt().toString());
+          m.put("resolved_at", d.resolvedAt() == null ? null : d.resolvedAt().toString());
+          m.put("raw_headers", d.rawHeaders());
+          m.put("raw_body", new String(d.rawBody(), StandardCharsets.UTF_8));
+          out.println(JSON.writeValueAsString(m));
+        } else {
+          out.printf(
+              Locale.ROOT,
+              "#%d  %s  %s, %d attempts, %s: %s%n",
+              d.id(),
+              d.eventId() == null
+                  ? "(not a Tandem event) from " + d.origin()
+                  : d.aggregateType()
+                      + "/"
+                      + d.aggregateId()
+                      + " v"
+                      + d.aggregateVersion()
+                      + " "
+                      + d.eventType(),
+              d.status(),
+              d.attempts(),
+              d.reasonClass(),
+              SagaCommand.shorten(d.reason(), 100));
+        }
+      }
+      if (!json) {
+        out.println(
+            letters.size()
+                + " dead letter"
+                + (letters.size() == 1 ? "" : "s")
+                + " "
+                + status
+                + (letters.size() == limit ? " (the limit; --limit shows more)" : ""));
+      }
+      out.flush();
+      return 0;
+    }
+  }
+
+  /** {@code tandem inbox gaps}. */
+  @Command(
+      name = "gaps",
+      mixinStandardHelpOptions = true,
+      header = "Lists aggregates whose events wait for a missing version.",
+      description = {
+        "With the ordering guard on, an event whose predecessor was not applied is parked.",
+        "Lists the aggregates waiting longer than --older-than, oldest first, with the reason."
+      })
+  static final class Gaps implements Callable<Integer> {
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+    @Mixin DatabaseOptions database;
+
+    @Option(names = "--consumer", required = true, description = "The consumer's name.")
+    String consumer;
+
+    @Option(
+        names = "--older-than",
+        defaultValue = "0s",
+        converter = DurationConverter.class,
+        description = "Only gaps older than this (default ${DEFAULT-VALUE}).")
+    Duration olderThan;
+
+    @Option(
+        names = "--limit",
+        defaultValue = "100",
+        description = "At most this many (1 to 10000, default ${DEFAULT-VALUE}).")
+    int limit;
+
+    @Option(names = "--json", description = "One JSON object per line instead of the table.")
+    boolean json;
+
+    @Override
+    public Integer call() throws Exception {
+      List<AggregateGap> gaps =
+          withInbox(database, ds -> InboxOperations.create(ds).gaps(consumer, olderThan, limit));
+      PrintWriter out = spec.commandLine().getOut();
+      for (AggregateGap g : gaps) {
+        if (json) {
+          Map<String, Object> m = new LinkedHashMap<>();
+          m.put("aggregate_type", g.aggregateType());
+          m.put("aggregate_id", g.aggregateId());
+          m.put("last_applied", g.lastApplied().isPresent() ? g.lastApplied().getAsLong() : null);
+          m.put("waiting_for", g.waitingFor());
+          m.put("first_parked", g.firstParked());
+          m.put("parked", g.parked());
+          m.put("waiting_ms", g.waiting().toMillis());
+          m.put(
+              "blocking_dead_letter",
+              g.blockingDeadLetter().isPresent() ? g.blockingDeadLetter().getAsLong() : null);
+          m.put("explanation", g.explanation());
+          out.println(JSON.writeValueAsString(m));
+        } else {
+          out.printf(
+              Locale.ROOT,
+              "%s/%s waits for v%d (%d parked, %s): %s%n",
+              g.aggregateType(),
+              g.aggregateId(),
+              g.waitingFor(),
+              g.parked(),
+              OutboxCommand.age(g.waiting()),
+              g.explanation());
+        }
+      }
+      if (!json) {
+        out.println(gaps.size() + " waiting aggregate" + (gaps.size() == 1 ? "" : "s"));
+      }
+      out.flush();
+      return 0;
+    }
+  }
+
+  /** {@code tandem inbox retention}. */
+  @Command(
+      name = "retention",
+      mixinStandardHelpOptions = true,
+      header = "Purges inbox records older than a retention (or counts them: --dry-run).",
+      description = {
+        "Inbox records turn a redelivered event into a no-op: the retention may not be shorter",
+        "than the longest time after which the broker may deliver an event again",
+        "(--max-replay-window). Ordering positions are never touched."
+      })
+  static final class Retention implements Callable<Integer> {
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+    @Mixin DatabaseOptions database;
+
+    @Option(
+        names = "--older-than",
+        defaultValue = "14d",
+        converter = DurationConverter.class,
+        description = "Keep records processed more recently (default ${DEFAULT-VALUE}).")
+    Duration olderThan;
+
+    @Option(
+        names = "--max-replay-window",
+        defaultValue = "7d",
+        converter = DurationConverter.class,
+        description =
+            "How long the broker may still deliver an event again (default ${DEFAULT-VALUE});"
+                + " --older-than may not be shorter.")
+    Duration maxReplayWindow;
+
+    @Option(names = "--dry-run", description = "Count what would be purged; purge nothing.")
+    boolean dryRun;
+
+    @Override
+    public Integer call() throws Exception {
+      if (olderThan.isNegative() || olderThan.isZero()) {
+        throw new IllegalArgumentException("--older-than must be positive, was " + olderThan);
+      }
+      if (olderThan.compareTo(maxReplayWindow) < 0) {
+        throw new IllegalArgumentException(
+            "--older-than "
+                + olderThan
+                + " is shorter than --max-replay-window "
+                + maxReplayWindow
+                + ": an event the broker delivers again after its record was purged would be"
+                + " applied twice");
+      }
+      long n =
+          database.withDatabase(
+              "tandem-inbox",
+              "tandem_inbox",
+              ds -> {
+                InboxRetention r =
+                    InboxRetention.builder()
+                        .dataSource(ds)
+                        .retention(olderThan)
+                        .maxReplayWindow(maxReplayWindow)
+                        .build();
+                return dryRun ? r.dryRun() : r.run();
+              });
+      PrintWriter out = spec.commandLine().getOut();
+      out.printf(
+          Locale.ROOT,
+          "%s %d inbox record%s processed more than %s ago%n",
+          dryRun ? "would purge" : "purged",
+          n,
+          n == 1 ? "" : "s",
+          olderThan);
+      out.flush();
+      return 0;
+    }
+  }
+}

@@ -1,0 +1,163 @@
+package io.tandem.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.tandem.core.Event;
+import io.tandem.core.spi.InboundMessage;
+import io.tandem.inbox.InboxProcessor;
+import io.tandem.inbox.PermanentHandlerException;
+import io.tandem.jdbc.Migrations;
+import io.tandem.testkit.IsolatedDatabase;
+import io.tandem.testkit.TestInfrastructure;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** {@code tandem inbox dead-letters|gaps|retention} on a real consumer database. */
+class InboxCommandTest {
+  private static IsolatedDatabase db;
+  private static String url;
+
+  /** Account a-1 v1 is refused by the handler (a dead letter), so v2 waits parked behind it. */
+  @BeforeAll
+  static void aDeadLetterAndAGap() {
+    db = TestInfrastructure.postgres().createDatabase("cli_inbox");
+    url = db.jdbcUrl();
+    Migrations.migrate(db.dataSource());
+    InboxProcessor billing =
+        InboxProcessor.builder()
+            .dataSource(db.dataSource())
+            .consumer("billing")
+            .ordered(true)
+            .on(
+                "Charged",
+                (conn, e) -> {
+                  if (e.payload().contains("poison")) {
+                    throw new PermanentHandlerException("card number format rejected");
+                  }
+                })
+            .build();
+    billing.process(message(event(1, "{\"card\":\"poison\"}")));
+    billing.process(message(event(2, "{\"card\":\"4242\"}")));
+  }
+
+  private static Event event(long version, String payload) {
+    return Event.builder()
+        .aggregate("Account", "a-1", version)
+        .eventType("Charged")
+        .payload(payload)
+        .build();
+  }
+
+  private static InboundMessage message(Event e) {
+    return new InboundMessage() {
+      @Override
+      public String key() {
+        return e.aggregateId();
+      }
+
+      @Override
+      public String origin() {
+        return "test billing[0]@" + e.aggregateVersion();
+      }
+
+      @Override
+      public Map<String, String> rawHeaders() {
+        return Map.of("ce_id", e.eventId().toString());
+      }
+
+      @Override
+      public byte[] rawBody() {
+        return e.payload().getBytes(StandardCharsets.UTF_8);
+      }
+
+      @Override
+      public Event decode() {
+        return e;
+      }
+
+      @Override
+      public void acknowledge() {}
+    };
+  }
+
+  @AfterAll
+  static void drop() {
+    if (db != null) {
+      db.close();
+    }
+  }
+
+  @Test
+  void deadLettersAreListedWithWhyTheyFailed() throws Exception {
+    Cli text = Cli.run("inbox", "dead-letters", "--consumer", "billing", "--jdbc-url", url);
+    assertThat(text.status()).as(text.err()).isZero();
+    assertThat(text.out())
+        .contains(
+            "Account/a-1 v1 Charged", "DEAD", "HANDLER_REFUSED", "card number format rejected")
+        .endsWith("1 dead letter DEAD\n");
+
+    Cli json =
+        Cli.run("inbox", "dead-letters", "--consumer", "billing", "--json", "--jdbc-url", url);
+    JsonNode letter = new ObjectMapper().readTree(json.out().strip());
+    assertThat(letter.get("aggregate_version").asLong()).isEqualTo(1);
+    assertThat(letter.get("raw_body").asText()).isEqualTo("{\"card\":\"poison\"}");
+    assertThat(letter.get("origin").asText()).isEqualTo("test billing[0]@1");
+
+    Cli replayed =
+        Cli.run(
+            "inbox",
+            "dead-letters",
+            "--consumer",
+            "billing",
+            "--status",
+            "replayed",
+            "--jdbc-url",
+            url);
+    assertThat(replayed.out()).isEqualTo("0 dead letters REPLAYED\n");
+    Cli otherConsumer = Cli.run("inbox", "dead-letters", "--consumer", "audit", "--jdbc-url", url);
+    assertThat(otherConsumer.out()).isEqualTo("0 dead letters DEAD\n");
+  }
+
+  @Test
+  void aGapNamesTheDeadLetterThatHoldsIt() throws Exception {
+    Cli text = Cli.run("inbox", "gaps", "--consumer", "billing", "--jdbc-url", url);
+    assertThat(text.status()).as(text.err()).isZero();
+    assertThat(text.out())
+        .contains("Account/a-1 waits for v1 (1 parked")
+        .endsWith("1 waiting aggregate\n");
+
+    Cli json = Cli.run("inbox", "gaps", "--consumer", "billing", "--json", "--jdbc-url", url);
+    JsonNode gap = new ObjectMapper().readTree(json.out().strip());
+    assertThat(gap.get("waiting_for").asLong()).isEqualTo(1);
+    assertThat(gap.get("blocking_dead_letter").isNumber()).isTrue();
+
+    Cli later =
+        Cli.run("inbox", "gaps", "--consumer", "billing", "--older-than", "1h", "--jdbc-url", url);
+    assertThat(later.out()).isEqualTo("0 waiting aggregates\n");
+  }
+
+  @Test
+  void retentionRefusesToPurgeWithinTheReplayWindow() {
+    Cli tooShort =
+        Cli.run("inbox", "retention", "--older-than", "1d", "--dry-run", "--jdbc-url", url);
+    assertThat(tooShort.status()).isEqualTo(2);
+    assertThat(tooShort.err())
+        .contains("--older-than PT24H is shorter than --max-replay-window PT168H");
+
+    Cli dry = Cli.run("inbox", "retention", "--dry-run", "--jdbc-url", url);
+    assertThat(dry.status()).as(dry.err()).isZero();
+    assertThat(dry.out()).isEqualTo("would purge 0 inbox records processed more than PT336H ago\n");
+  }
+
+  @Test
+  void theConsumerIsRequired() {
+    Cli missing = Cli.run("inbox", "gaps", "--jdbc-url", url);
+    assertThat(missing.status()).isEqualTo(2);
+    assertThat(missing.err()).contains("--consumer");
+  }
+}
