@@ -226,7 +226,9 @@ public final class CheckoutDemo {
     if (System.nanoTime() >= deadline) {
       say("timed out after %s waiting for every saga to end", settings.timeout());
     }
-    return report(system, plan, start, orchestrators.kills());
+    CheckoutReport report = report(system, plan, start, orchestrators.kills());
+    orchestrators.finish(report.invariantsOk());
+    return report;
   }
 
   private void progressLine(int started, Map<SagaStatus, Long> counts, long ended, long runStart) {
@@ -355,10 +357,29 @@ public final class CheckoutDemo {
       startNext();
     }
 
+    /** Stops the running process; its logs are deleted after a run whose invariants held. */
+    void finish(boolean ok) throws InterruptedException, IOException {
+      close();
+      if (dir == null) {
+        return;
+      }
+      if (ok) {
+        try (var files = Files.walk(dir)) {
+          for (Path p : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+            Files.deleteIfExists(p);
+          }
+        }
+      } else {
+        say("the orchestrator processes' logs are kept in %s", dir);
+      }
+      dir = null;
+    }
+
     @Override
     public void close() throws InterruptedException {
       if (current != null) {
         current.close();
+        current = null;
       }
     }
   }
