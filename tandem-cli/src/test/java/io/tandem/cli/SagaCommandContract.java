@@ -4,34 +4,45 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.tandem.jdbc.Dialect;
 import io.tandem.jdbc.Migrations;
 import io.tandem.saga.SagaDefinition;
 import io.tandem.saga.SagaOrchestrator;
 import io.tandem.saga.SagaQueries;
 import io.tandem.saga.SagaStatus;
+import io.tandem.testkit.DatabaseServer;
 import io.tandem.testkit.IsolatedDatabase;
-import io.tandem.testkit.TestInfrastructure;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 
-/** {@code tandem saga list|show|retry-stuck} on a real orchestrator database. */
-class SagaCommandTest {
+/**
+ * {@code tandem saga list|show|retry-stuck|purge} on a real orchestrator database; the subclasses
+ * choose PostgreSQL or MariaDB.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+abstract class SagaCommandContract {
   /** The saga data. */
   public record Order(String orderId) {}
 
-  private static IsolatedDatabase db;
-  private static String url;
-  private static SagaOrchestrator orchestrator;
-  private static UUID running;
-  private static UUID stuck;
+  private IsolatedDatabase db;
+  private String url;
+  private SagaOrchestrator orchestrator;
+  private UUID running;
+  private UUID stuck;
+
+  /** The server of the orchestrator's database. */
+  abstract DatabaseServer server();
 
   @BeforeAll
-  static void twoSagas() throws Exception {
-    db = TestInfrastructure.postgres().createDatabase("cli_saga");
+  void twoSagas() throws Exception {
+    db = server().createDatabase("cli_saga");
     Migrations.migrate(db.dataSource());
     url = db.jdbcUrl();
     orchestrator =
@@ -50,7 +61,7 @@ class SagaCommandTest {
   }
 
   /** A saga left STUCK, as the engine leaves one whose compensation keeps failing. */
-  private static UUID stuckSaga(String orderId) throws Exception {
+  private UUID stuckSaga(String orderId) throws Exception {
     UUID id = orchestrator.start("place-order", new Order(orderId));
     try (Connection c = db.dataSource().getConnection();
         PreparedStatement ps =
@@ -64,7 +75,7 @@ class SagaCommandTest {
   }
 
   @AfterAll
-  static void drop() {
+  void drop() {
     if (orchestrator != null) {
       orchestrator.close();
     }
@@ -136,9 +147,9 @@ class SagaCommandTest {
     try (Connection c = db.dataSource().getConnection();
         PreparedStatement ps =
             c.prepareStatement(
-                "UPDATE tandem_saga SET status = 'COMPLETED', ended_at = now() - interval '40 days'"
-                    + " WHERE saga_id = ?")) {
-      ps.setObject(1, old);
+                "UPDATE tandem_saga SET status = 'COMPLETED', ended_at = ? WHERE saga_id = ?")) {
+      Dialect.of(c).bindInstant(ps, 1, Instant.now().minus(Duration.ofDays(40)));
+      ps.setObject(2, old);
       assertThat(ps.executeUpdate()).isEqualTo(1);
     }
 
@@ -176,7 +187,7 @@ class SagaCommandTest {
         .contains("cannot connect to --jdbc-url jdbc:postgresql://127.0.0.1:1/orders?password=***")
         .doesNotContain("password=pw");
 
-    try (IsolatedDatabase empty = TestInfrastructure.postgres().createDatabase("cli_no_schema")) {
+    try (IsolatedDatabase empty = server().createDatabase("cli_no_schema")) {
       Cli noSchema = Cli.run("saga", "list", "--jdbc-url", empty.jdbcUrl());
       assertThat(noSchema.status()).isEqualTo(2);
       assertThat(noSchema.err())
