@@ -35,15 +35,8 @@ import picocli.CommandLine.Option;
       InboxCommand.Gaps.class,
       InboxCommand.Retention.class
     })
-final class InboxCommand implements Runnable {
+final class InboxCommand extends CommandGroup {
   private static final ObjectMapper JSON = new ObjectMapper();
-
-  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
-
-  @Override
-  public void run() {
-    spec.commandLine().usage(spec.commandLine().getOut());
-  }
 
   private static <T> T withInbox(DatabaseOptions database, DatabaseOptions.Work<T> work)
       throws Exception {

@@ -36,15 +36,8 @@ import picocli.CommandLine.Parameters;
       OutboxCommand.Skip.class,
       OutboxCommand.Retention.class
     })
-final class OutboxCommand implements Runnable {
+final class OutboxCommand extends CommandGroup {
   private static final ObjectMapper JSON = new ObjectMapper();
-
-  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
-
-  @Override
-  public void run() {
-    spec.commandLine().usage(spec.commandLine().getOut());
-  }
 
   private static <T> T withOutbox(DatabaseOptions database, DatabaseOptions.Work<T> work)
       throws Exception {

@@ -40,15 +40,8 @@ import picocli.CommandLine.Parameters;
       SagaCommand.RetryStuck.class,
       SagaCommand.Purge.class
     })
-final class SagaCommand implements Runnable {
+final class SagaCommand extends CommandGroup {
   private static final ObjectMapper JSON = new ObjectMapper();
-
-  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
-
-  @Override
-  public void run() {
-    spec.commandLine().usage(spec.commandLine().getOut());
-  }
 
   /** {@code tandem saga list}. */
   @Command(

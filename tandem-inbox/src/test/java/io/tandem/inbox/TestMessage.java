@@ -6,22 +6,29 @@ import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 
-/** A delivered message for the processor's tests; counts its acknowledgements. */
-final class TestMessage implements InboundMessage {
+/**
+ * A delivered message for the processor's tests (and, through the test-jar, other modules'); counts
+ * its acknowledgements.
+ */
+public final class TestMessage implements InboundMessage {
   private final Event event;
   private final String invalidBody;
-  final AtomicInteger acks = new AtomicInteger();
+
+  /** How many times it was acknowledged. */
+  public final AtomicInteger acks = new AtomicInteger();
 
   private TestMessage(Event event, String invalidBody) {
     this.event = event;
     this.invalidBody = invalidBody;
   }
 
-  static TestMessage of(Event event) {
+  /** A message carrying {@code event}. */
+  public static TestMessage of(Event event) {
     return new TestMessage(event, null);
   }
 
-  static TestMessage invalid(String body) {
+  /** A message whose body is not a Tandem event. */
+  public static TestMessage invalid(String body) {
     return new TestMessage(null, body);
   }
 
