@@ -118,7 +118,7 @@ final class InboxCommand extends CommandGroup {
               d.status(),
               d.attempts(),
               d.reasonClass(),
-              SagaCommand.shorten(d.reason(), 100));
+              CliText.shorten(d.reason(), 100));
         }
       }
       if (!json) {
@@ -195,7 +195,7 @@ final class InboxCommand extends CommandGroup {
               g.aggregateId(),
               g.waitingFor(),
               g.parked(),
-              OutboxCommand.age(g.waiting()),
+              CliText.age(g.waiting()),
               g.explanation());
         }
       }
@@ -218,6 +218,9 @@ final class InboxCommand extends CommandGroup {
         "(--max-replay-window). Ordering positions are never touched."
       })
   static final class Retention implements Callable<Integer> {
+    private static final Map<String, String> RETENTION_OPTIONS =
+        Map.of("retention", "--older-than", "maxReplayWindow", "--max-replay-window");
+
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
     @Mixin DatabaseOptions database;
 
@@ -242,29 +245,19 @@ final class InboxCommand extends CommandGroup {
 
     @Override
     public Integer call() throws Exception {
-      if (olderThan.isNegative() || olderThan.isZero()) {
-        throw new IllegalArgumentException("--older-than must be positive, was " + olderThan);
-      }
-      if (olderThan.compareTo(maxReplayWindow) < 0) {
-        throw new IllegalArgumentException(
-            "--older-than "
-                + olderThan
-                + " is shorter than --max-replay-window "
-                + maxReplayWindow
-                + ": an event the broker delivers again after its record was purged would be"
-                + " applied twice");
+      InboxRetention.Builder settings =
+          InboxRetention.builder().retention(olderThan).maxReplayWindow(maxReplayWindow);
+      try {
+        settings.checkSettings(); // before anything connects
+      } catch (IllegalArgumentException e) {
+        throw CliText.withOptionNames(e, RETENTION_OPTIONS);
       }
       long n =
           database.withDatabase(
               "tandem-inbox",
               "tandem_inbox",
               ds -> {
-                InboxRetention r =
-                    InboxRetention.builder()
-                        .dataSource(ds)
-                        .retention(olderThan)
-                        .maxReplayWindow(maxReplayWindow)
-                        .build();
+                InboxRetention r = settings.dataSource(ds).build();
                 return dryRun ? r.dryRun() : r.run();
               });
       PrintWriter out = spec.commandLine().getOut();

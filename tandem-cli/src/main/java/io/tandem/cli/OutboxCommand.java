@@ -107,7 +107,7 @@ final class OutboxCommand extends CommandGroup {
             Locale.ROOT,
             "pending %d (oldest %s), quarantined %d, skipped %d, published %d%n",
             s.pending(),
-            age(s.oldestPendingAge()),
+            CliText.age(s.oldestPendingAge()),
             s.quarantined(),
             s.skipped(),
             s.published());
@@ -118,7 +118,7 @@ final class OutboxCommand extends CommandGroup {
               "  %-30s %-20s heartbeat %s ago%n",
               i.relayId(),
               i.host(),
-              age(i.heartbeatAge()));
+              CliText.age(i.heartbeatAge()));
         }
         out.printf(
             Locale.ROOT,
@@ -148,7 +148,7 @@ final class OutboxCommand extends CommandGroup {
               p.owner() == null ? "-" : p.owner(),
               p.leaseRemaining() == null
                   ? "free"
-                  : p.owned() ? "lease " + age(p.leaseRemaining()) : "lease expired",
+                  : p.owned() ? "lease " + CliText.age(p.leaseRemaining()) : "lease expired",
               p.pending(),
               !p.owned() && p.pending() > 0 ? "  STRANDED: no relay drains it" : "");
         }
@@ -207,7 +207,7 @@ final class OutboxCommand extends CommandGroup {
               q.eventType(),
               q.attempts(),
               q.errorClass(),
-              SagaCommand.shorten(String.valueOf(q.lastError()), 100));
+              CliText.shorten(String.valueOf(q.lastError()), 100));
         }
       }
       if (!json) {
@@ -346,16 +346,5 @@ final class OutboxCommand extends CommandGroup {
       out.flush();
       return 0;
     }
-  }
-
-  static String age(Duration d) {
-    long ms = d.toMillis();
-    if (ms < 10_000) {
-      return ms + " ms";
-    }
-    if (ms < 600_000) {
-      return ms / 1000 + " s";
-    }
-    return ms / 60_000 + " min";
   }
 }

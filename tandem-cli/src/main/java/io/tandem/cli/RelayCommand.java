@@ -166,11 +166,7 @@ final class RelayCommand implements Callable<Integer> {
     try {
       return builder.checkSettings();
     } catch (IllegalArgumentException e) {
-      String message = e.getMessage();
-      for (Map.Entry<String, String> option : OPTION_NAMES.entrySet()) {
-        message = message.replaceAll("\\b" + option.getKey() + "\\b", option.getValue());
-      }
-      throw new IllegalArgumentException(message, e);
+      throw CliText.withOptionNames(e, OPTION_NAMES);
     }
   }
 

@@ -115,7 +115,7 @@ final class SagaCommand extends CommandGroup {
               s.currentStep(),
               s.attempt(),
               s.startedAt(),
-              s.lastError().map(e -> shorten(e, 60)).orElse(""));
+              s.lastError().map(e -> CliText.shorten(e, 60)).orElse(""));
         }
         out.println(
             sagas.size()
@@ -172,7 +172,7 @@ final class SagaCommand extends CommandGroup {
             s.startedAt(),
             s.endedAt().map(e -> ", ended " + e).orElse(""));
         s.lastError().ifPresent(e -> out.printf(Locale.ROOT, "  error     %s%n", e));
-        out.printf(Locale.ROOT, "  data      %s%n", shorten(s.data(), 200));
+        out.printf(Locale.ROOT, "  data      %s%n", CliText.shorten(s.data(), 200));
         out.printf(
             Locale.ROOT,
             "  %4s  %-20s %-4s %7s  %-22s %-10s %-24s %9s  %s%n",
@@ -199,7 +199,7 @@ final class SagaCommand extends CommandGroup {
               r.endedAt()
                   .map(e -> Duration.between(r.startedAt(), e).toMillis() + " ms")
                   .orElse("-"),
-              r.reply().map(x -> shorten(x, 60)).orElse(""));
+              r.reply().map(x -> CliText.shorten(x, 60)).orElse(""));
         }
       }
       out.flush();
@@ -328,10 +328,5 @@ final class SagaCommand extends CommandGroup {
     m.put("started_at", r.startedAt().toString());
     m.put("ended_at", r.endedAt().map(Instant::toString).orElse(null));
     return m;
-  }
-
-  static String shorten(String text, int max) {
-    String one = text.replace('\n', ' ').replace('\r', ' ');
-    return one.length() <= max ? one : one.substring(0, max - 3) + "...";
   }
 }

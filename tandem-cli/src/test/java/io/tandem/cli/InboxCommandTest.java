@@ -113,7 +113,9 @@ class InboxCommandTest {
         Cli.run("inbox", "retention", "--older-than", "1d", "--dry-run", "--jdbc-url", url);
     assertThat(tooShort.status()).isEqualTo(2);
     assertThat(tooShort.err())
-        .contains("--older-than PT24H is shorter than --max-replay-window PT168H");
+        .contains(
+            "--older-than PT24H is shorter than the broker's maximum replay window"
+                + " (--max-replay-window) PT168H");
 
     Cli dry = Cli.run("inbox", "retention", "--dry-run", "--jdbc-url", url);
     assertThat(dry.status()).as(dry.err()).isZero();

@@ -172,6 +172,17 @@ public final class InboxRetention {
       if (dataSource == null) {
         throw new IllegalArgumentException("dataSource is required");
       }
+      checkSettings();
+      return new InboxRetention(this);
+    }
+
+    /**
+     * Checks every setting but the data source, so that a tool can refuse bad settings before it
+     * connects; {@link #build()} runs the same checks.
+     *
+     * @throws IllegalArgumentException naming the first invalid parameter
+     */
+    public Builder checkSettings() {
       if (retention == null || retention.isNegative() || retention.isZero()) {
         throw new IllegalArgumentException(
             "retention must be a positive duration, was " + retention);
@@ -184,7 +195,7 @@ public final class InboxRetention {
         throw new IllegalArgumentException(
             "retention "
                 + retention
-                + " is shorter than the broker's maximum replay window "
+                + " is shorter than the broker's maximum replay window (maxReplayWindow) "
                 + maxReplayWindow
                 + ": an event redelivered after its record was purged would be applied twice."
                 + " Keep records at least as long as the broker can deliver again.");
@@ -196,7 +207,7 @@ public final class InboxRetention {
       if (maxBatches < 1) {
         throw new IllegalArgumentException("maxBatches must be at least 1, was " + maxBatches);
       }
-      return new InboxRetention(this);
+      return this;
     }
   }
 }
