@@ -33,12 +33,7 @@ final class DatabaseOptions {
           "no database given: pass --jdbc-url jdbc:postgresql://host:5432/db (or"
               + " jdbc:mariadb://host:3306/db), or set TANDEM_JDBC_URL");
     }
-    if (!jdbcUrl.startsWith("jdbc:postgresql:")
-        && !jdbcUrl.startsWith("jdbc:mariadb:")
-        && !jdbcUrl.startsWith("jdbc:mysql:")) {
-      throw new IllegalArgumentException(
-          "--jdbc-url '" + jdbcUrl + "' is not a PostgreSQL, MariaDB or MySQL JDBC URL");
-    }
+    requireSupportedUrl(jdbcUrl, "--jdbc-url");
     HikariConfig config = new HikariConfig();
     config.setJdbcUrl(jdbcUrl);
     if (user != null && !user.isBlank()) {
@@ -52,6 +47,16 @@ final class DatabaseOptions {
     config.setMaximumPoolSize(size);
     config.setInitializationFailTimeout(10_000);
     return open(config, "--jdbc-url");
+  }
+
+  /** Refuses a URL that is not PostgreSQL's, MariaDB's or MySQL's, naming {@code option}. */
+  static void requireSupportedUrl(String url, String option) {
+    if (!url.startsWith("jdbc:postgresql:")
+        && !url.startsWith("jdbc:mariadb:")
+        && !url.startsWith("jdbc:mysql:")) {
+      throw new IllegalArgumentException(
+          option + " '" + url + "' is not a PostgreSQL, MariaDB or MySQL JDBC URL");
+    }
   }
 
   /** Work on a data source, for {@link #withDatabase}. */

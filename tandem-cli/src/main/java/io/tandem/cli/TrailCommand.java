@@ -62,16 +62,7 @@ final class TrailCommand implements Callable<Integer> {
       SagaTrail.Builder trail = SagaTrail.builder();
       services.forEach(
           (name, url) -> {
-            if (!url.startsWith("jdbc:postgresql:")
-                && !url.startsWith("jdbc:mariadb:")
-                && !url.startsWith("jdbc:mysql:")) {
-              throw new IllegalArgumentException(
-                  "--service "
-                      + name
-                      + ": '"
-                      + url
-                      + "' is not a PostgreSQL, MariaDB or MySQL JDBC URL");
-            }
+            DatabaseOptions.requireSupportedUrl(url, "--service " + name + ":");
             HikariConfig config = new HikariConfig();
             config.setJdbcUrl(url);
             config.setPoolName("tandem-trail-" + name);

@@ -296,24 +296,46 @@ public final class ChoreographedCheckout implements AutoCloseable {
   }
 
   private void node(String service, DataSource ds) {
-    // MariaDB has no LISTEN/NOTIFY: its relay finds new rows by polling alone.
-    Duration poll =
-        service.equals(PaymentService.NAME) && paymentOnMariaDb
-            ? settings.pollInterval.dividedBy(2)
-            : settings.pollInterval;
     ServiceNode node =
-        ServiceNode.start(
+        startNode(
             service,
             ds,
             processorOf(service),
-            topics(prefix, service),
+            service.equals(PaymentService.NAME) && paymentOnMariaDb,
+            settings.pollInterval,
             bootstrapServers,
             prefix,
-            prefix + service,
-            poll,
             settings.concurrency);
     resources.push(node);
     nodes.add(node);
+  }
+
+  /**
+   * Starts {@code service}'s relay and consumer (this JVM's, or {@link ChoreographyServiceMain}'s):
+   * its topics under {@code prefix}, its consumer group {@code prefix + service}.
+   *
+   * @param onMariaDb its database is MariaDB, which has no LISTEN/NOTIFY: the relay then polls
+   *     twice as often, having nothing else to find new rows by
+   */
+  static ServiceNode startNode(
+      String service,
+      DataSource ds,
+      InboxProcessor processor,
+      boolean onMariaDb,
+      Duration pollInterval,
+      String bootstrapServers,
+      String prefix,
+      int concurrency) {
+    return ServiceNode.start(
+        service,
+        ds,
+        processor,
+        topics(prefix, service),
+        bootstrapServers,
+        prefix,
+        prefix + service,
+        onMariaDb ? pollInterval.dividedBy(2) : pollInterval,
+        concurrency);
   }
 
   /** The topics {@code service} listens to, under {@code prefix}. */

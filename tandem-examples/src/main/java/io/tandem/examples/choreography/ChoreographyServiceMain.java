@@ -4,7 +4,6 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.tandem.testkit.JvmProcess;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 
@@ -43,20 +42,15 @@ public final class ChoreographyServiceMain {
     config.setPoolName("choreo-" + service);
     config.setMaximumPoolSize(ChoreographedCheckout.DEFAULT_CONCURRENCY + 6);
     HikariDataSource dataSource = new HikariDataSource(config);
-    Duration poll =
-        args[1].startsWith("jdbc:mariadb:")
-            ? ChoreographedCheckout.DEFAULT_POLL_INTERVAL.dividedBy(2) // no LISTEN/NOTIFY there
-            : ChoreographedCheckout.DEFAULT_POLL_INTERVAL;
     ServiceNode node =
-        ServiceNode.start(
+        ChoreographedCheckout.startNode(
             service,
             dataSource,
             ChoreographedCheckout.processorOf(service, dataSource),
-            ChoreographedCheckout.topics(args[3], service),
+            args[1].startsWith("jdbc:mariadb:"),
+            ChoreographedCheckout.DEFAULT_POLL_INTERVAL,
             args[2],
             args[3],
-            args[3] + service,
-            poll,
             ChoreographedCheckout.DEFAULT_CONCURRENCY);
     Runtime.getRuntime()
         .addShutdownHook(

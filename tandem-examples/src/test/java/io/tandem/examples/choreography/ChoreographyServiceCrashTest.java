@@ -50,7 +50,7 @@ class ChoreographyServiceCrashTest {
           ChoreographyServiceMain.startProcess(checkout, PaymentService.NAME, dir, "payment-1")) {
         first.awaitOutput(ChoreographyServiceMain.READY, Duration.ofSeconds(60));
         orders = checkout.run(ORDERS, new FailureMix(10, 10, 20));
-        await() // the payment service has taken a fifth of the orders' first events
+        await() // the payment service's inbox recorded 60 events: it is mid-run
             .atMost(Duration.ofSeconds(90))
             .pollInterval(Duration.ofMillis(20))
             .until(() -> inboxRecords(checkout) >= ORDERS / 5);
