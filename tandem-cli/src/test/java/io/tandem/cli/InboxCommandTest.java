@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.tandem.core.Event;
+import io.tandem.inbox.InboxOperations;
 import io.tandem.inbox.InboxProcessor;
 import io.tandem.inbox.PermanentHandlerException;
 import io.tandem.inbox.TestMessage;
@@ -87,6 +88,8 @@ class InboxCommandTest {
     assertThat(replayed.out()).isEqualTo("0 dead letters REPLAYED\n");
     Cli otherConsumer = Cli.run("inbox", "dead-letters", "--consumer", "audit", "--jdbc-url", url);
     assertThat(otherConsumer.out()).isEqualTo("0 dead letters DEAD\n");
+    assertThat(InboxOperations.create(db.dataSource()).openDeadLetters("billing")).isEqualTo(1);
+    assertThat(InboxOperations.create(db.dataSource()).openDeadLetters("audit")).isZero();
   }
 
   @Test

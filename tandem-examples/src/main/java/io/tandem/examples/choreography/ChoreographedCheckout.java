@@ -6,6 +6,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.tandem.core.TandemException;
 import io.tandem.inbox.ConsumerRunner;
 import io.tandem.inbox.DeadLetterStatus;
+import io.tandem.inbox.InboxOperations;
 import io.tandem.inbox.InboxProcessor;
 import io.tandem.jdbc.JdbcException;
 import io.tandem.jdbc.Migrations;
@@ -473,8 +474,9 @@ public final class ChoreographedCheckout implements AutoCloseable {
       duplicates += node.processor().duplicateCount();
     }
     for (String service : settings.externalServices) {
-      // runs elsewhere: its dead letters are in its database; its duplicates count is its own
-      deadLetters += processorOf(service).deadLetters(DeadLetterStatus.DEAD, 0, 10_000).size();
+      // runs elsewhere: its dead letters are in its database (its consumer is named after it);
+      // its duplicates count is its own
+      deadLetters += InboxOperations.create(databases.get(service)).openDeadLetters(service);
     }
     return ChoreographyInvariants.of(
         List.copyOf(placed.values()),
