@@ -25,6 +25,11 @@ import java.util.Map;
  * @param serverXactsPerSaga transaction ids the whole server assigned per saga during the run
  *     (every writing transaction, lease heartbeats included); null on a server the benchmark does
  *     not own
+ * @param floorSagasPerSec checkouts/s of {@link SagaFloor}: the same messages and commits per
+ *     checkout with none of Tandem's machinery, on the same databases and broker, right after the
+ *     run
+ * @param floorCpuMillisPerSaga CPU time per floor checkout (this JVM, the broker, PostgreSQL); null
+ *     on a server the benchmark does not own
  * @param inFlight most sagas running at once
  * @param lanes worker lanes of each consumer
  * @param database the database the figures come from
@@ -44,6 +49,8 @@ public record SagaBenchReport(
     Double cpuMillisPerSaga,
     Double cpuMillisPerCommit,
     Double coresUsed,
+    double floorSagasPerSec,
+    Double floorCpuMillisPerSaga,
     int inFlight,
     int lanes,
     String database) {
@@ -60,6 +67,11 @@ public record SagaBenchReport(
 
   public double ratio() {
     return sagasPerSec / boundPerSec();
+  }
+
+  /** The floor's checkouts/s against the same bound: what no per-step design here can exceed. */
+  public double floorRatio() {
+    return floorSagasPerSec / boundPerSec();
   }
 
   /** One JSON object; the first five keys are the benchmark's contract. */
@@ -89,6 +101,9 @@ public record SagaBenchReport(
     m.put("cpu_ms_per_saga", opt(cpuMillisPerSaga, "%.2f"));
     m.put("cpu_ms_per_commit", opt(cpuMillisPerCommit, "%.3f"));
     m.put("cores_used", opt(coresUsed, "%.2f"));
+    m.put("floor_sagas_per_s", num(floorSagasPerSec));
+    m.put("floor_ratio", String.format(Locale.ROOT, "%.3f", floorRatio()));
+    m.put("floor_cpu_ms_per_saga", opt(floorCpuMillisPerSaga, "%.2f"));
     m.put("sagas", sagas);
     m.put("in_flight", inFlight);
     m.put("lanes", lanes);

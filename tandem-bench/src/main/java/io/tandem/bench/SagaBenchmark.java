@@ -47,6 +47,10 @@ import java.util.concurrent.atomic.AtomicLong;
  *       ended_at}).
  *   <li>Commit rate after, the same way; then the same writers with a {@code pg_notify} in each
  *       transaction, as every outbox insert has (a diagnostic figure).
+ *   <li>The floor ({@link SagaFloor}): the checkout's 8 messages and 9 commits without Tandem's
+ *       machinery on the same databases and broker, the same warm-up, count and in-flight limit;
+ *       its checkouts/s against the same bound is the most any design that commits each step and
+ *       sends each message on its own could reach here.
  * </ol>
  *
  * <p>A <em>local commit</em> is one committed writing transaction on one of the five databases. One
@@ -209,6 +213,42 @@ public final class SagaBenchmark {
               system.deadLettered() + " saga messages were dead-lettered: the run is invalid");
         }
         system.verify(warmUp + sagas);
+
+        say(
+            "floor: the checkout's 8 messages and 9 commits without Tandem (%d + %d checkouts)",
+            warmUp, sagas);
+        SagaFloor.Result floor;
+        SagaCpuMeter.Sample floorCpu;
+        try (SagaFloor f =
+            new SagaFloor(system.databases, bootstrap, "tandem.bench-" + run + ".", lanes)) {
+          f.run(warmUp, inFlight, STARTERS);
+          SagaCpuMeter.Sample floorCpu0 = cpu.sample();
+          floor = f.run(sagas, inFlight, STARTERS);
+          floorCpu = cpu.sample().minus(floorCpu0);
+          long rows = f.committedSteps();
+          if (rows != 9L * (warmUp + sagas)) {
+            throw new IllegalStateException(
+                "the floor committed "
+                    + rows
+                    + " step rows, expected 9 per checkout = "
+                    + 9L * (warmUp + sagas)
+                    + ": the floor run is invalid");
+          }
+        }
+        say(
+            "floor: %.1f checkouts/s, p50 %.1f ms, p99 %.1f ms%s",
+            floor.sagasPerSec(),
+            floor.p50Millis(),
+            floor.p99Millis(),
+            cpu.countsPostgres()
+                ? String.format(
+                    Locale.ROOT,
+                    "; CPU per checkout %.2f ms (this JVM %.2f, Kafka broker %.2f, PostgreSQL %.2f)",
+                    floorCpu.total() / 1e6 / sagas,
+                    floorCpu.jvm() / 1e6 / sagas,
+                    floorCpu.children() / 1e6 / sagas,
+                    floorCpu.postgres() / 1e6 / sagas)
+                : "");
         // The xid counter and the CPU time are the whole server's: meaningful only on a server the
         // run owns.
         boolean own = postgres.isEmbedded();
@@ -227,6 +267,8 @@ public final class SagaBenchmark {
             own ? sagaCpu.total() / 1e6 / sagas : null,
             own ? (before.cpuMillisPerCommit() + after.cpuMillisPerCommit()) / 2 : null,
             own ? sagaCpu.total() / 1e9 / m.seconds : null,
+            floor.sagasPerSec(),
+            own ? floorCpu.total() / 1e6 / sagas : null,
             inFlight,
             lanes,
             database);
