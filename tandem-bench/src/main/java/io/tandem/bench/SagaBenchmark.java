@@ -159,6 +159,7 @@ public final class SagaBenchmark {
         long consumed0 = system.consumerTransactions();
         long xid0 = system.nextServerXid();
         SagaCpuMeter.Sample cpu0 = cpu.sample();
+        KafkaClientMetrics.Sample kafka0 = KafkaClientMetrics.sample();
         boolean trace = System.getenv("TANDEM_BENCH_TRACE") != null;
         CpuTrace trace0 = trace ? CpuTrace.sample() : null;
         boolean statements = STATEMENT_STATS && postgres.isEmbedded();
@@ -170,6 +171,7 @@ public final class SagaBenchmark {
           printStatementStats(postgres, sagas);
         }
         SagaCpuMeter.Sample sagaCpu = cpu.sample().minus(cpu0);
+        KafkaClientMetrics.Sample sagaKafka = KafkaClientMetrics.sample().minus(kafka0);
         if (trace) {
           CpuTrace.sample().printSince(trace0, sagas);
         }
@@ -199,6 +201,7 @@ public final class SagaBenchmark {
               sagaCpu.postgres() / 1e6 / sagas,
               sagaCpu.total() / 1e9 / m.seconds);
         }
+        say("Kafka per saga: %s", sagaKafka.perUnit(sagas));
 
         Rate after = commitRate(system, cpu, writers, Duration.ofSeconds(WINDOW_SECONDS), false);
         say(
@@ -219,12 +222,15 @@ public final class SagaBenchmark {
             warmUp, sagas);
         SagaFloor.Result floor;
         SagaCpuMeter.Sample floorCpu;
+        KafkaClientMetrics.Sample floorKafka;
         try (SagaFloor f =
             new SagaFloor(system.databases, bootstrap, "tandem.bench-" + run + ".", lanes)) {
           f.run(warmUp, inFlight, STARTERS);
           SagaCpuMeter.Sample floorCpu0 = cpu.sample();
+          KafkaClientMetrics.Sample floorKafka0 = KafkaClientMetrics.sample();
           floor = f.run(sagas, inFlight, STARTERS);
           floorCpu = cpu.sample().minus(floorCpu0);
+          floorKafka = KafkaClientMetrics.sample().minus(floorKafka0);
           long rows = f.committedSteps();
           if (rows != 9L * (warmUp + sagas)) {
             throw new IllegalStateException(
@@ -249,6 +255,7 @@ public final class SagaBenchmark {
                     floorCpu.children() / 1e6 / sagas,
                     floorCpu.postgres() / 1e6 / sagas)
                 : "");
+        say("Kafka per floor checkout: %s", floorKafka.perUnit(sagas));
         // The xid counter and the CPU time are the whole server's: meaningful only on a server the
         // run owns.
         boolean own = postgres.isEmbedded();
