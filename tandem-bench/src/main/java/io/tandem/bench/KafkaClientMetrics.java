@@ -16,6 +16,7 @@ final class KafkaClientMetrics {
   record Sample(
       double producerRequests,
       double recordsSent,
+      double bytesSent,
       double consumerRequests,
       double fetches,
       double recordsConsumed,
@@ -25,6 +26,7 @@ final class KafkaClientMetrics {
       return new Sample(
           producerRequests - earlier.producerRequests,
           recordsSent - earlier.recordsSent,
+          bytesSent - earlier.bytesSent,
           consumerRequests - earlier.consumerRequests,
           fetches - earlier.fetches,
           recordsConsumed - earlier.recordsConsumed,
@@ -35,10 +37,11 @@ final class KafkaClientMetrics {
     String perUnit(double units) {
       return String.format(
           Locale.ROOT,
-          "produce-side requests %.2f (records sent %.2f), consumer-side requests %.2f (fetches"
+          "produce-side requests %.2f (records sent %.2f, bytes sent %.0f), consumer-side requests %.2f (fetches"
               + " %.2f, records consumed %.2f, offset commits %.2f)",
           producerRequests / units,
           recordsSent / units,
+          bytesSent / units,
           consumerRequests / units,
           fetches / units,
           recordsConsumed / units,
@@ -53,6 +56,7 @@ final class KafkaClientMetrics {
     return new Sample(
         sum(server, "kafka.producer:type=producer-metrics,client-id=*", "request-total"),
         sum(server, "kafka.producer:type=producer-metrics,client-id=*", "record-send-total"),
+        sum(server, "kafka.producer:type=producer-metrics,client-id=*", "outgoing-byte-total"),
         sum(server, "kafka.consumer:type=consumer-metrics,client-id=*", "request-total"),
         sum(
             server,
