@@ -340,10 +340,6 @@ final class SagaBenchSystem implements AutoCloseable {
    * Creates a topic and waits until its partitions' leaders answer: an idempotent producer whose
    * first batch meets a leader that is not ready yet was seen to retry until its delivery timeout.
    */
-  static void createWritableTopic(String bootstrap, String topic) {
-    createWritableTopic(KafkaBroker.external(bootstrap), topic);
-  }
-
   private static void createWritableTopic(KafkaBroker kafka, String topic) {
     kafka.createTopic(topic, PARTITIONS);
     try (KafkaConsumer<byte[], byte[]> consumer =
@@ -358,6 +354,11 @@ final class SagaBenchSystem implements AutoCloseable {
       }
       consumer.endOffsets(partitions, Duration.ofSeconds(30));
     }
+  }
+
+  /** {@link #createWritableTopic(KafkaBroker, String)} on the cluster at {@code bootstrap}. */
+  static void createWritableTopic(String bootstrap, String topic) {
+    createWritableTopic(KafkaBroker.external(bootstrap), topic);
   }
 
   /**

@@ -59,6 +59,7 @@ final class SagaFloor implements AutoCloseable {
 
   private static final int NODES = 5;
   private static final int HOPS = 8;
+  private static final int COMMITS_PER_CHECKOUT = HOPS + 1;
   private static final int QUEUE = 1_000;
   private static final Duration STALL_TIMEOUT = Duration.ofSeconds(60);
 
@@ -287,13 +288,28 @@ final class SagaFloor implements AutoCloseable {
     return new Result(count / seconds, p.at(0.50), p.at(0.99));
   }
 
-  /** Rows the floor committed in all five databases: 9 per completed checkout. */
-  long committedSteps() throws SQLException {
+  /**
+   * Checks that the floor committed {@value #COMMITS_PER_CHECKOUT} rows, over the five databases,
+   * for each of {@code checkouts} completed checkouts.
+   *
+   * @throws IllegalStateException naming both counts when they differ
+   */
+  void verify(long checkouts) throws SQLException {
     long rows = 0;
     for (BenchDatabase db : databases) {
       rows += db.count("SELECT count(*) FROM bench_floor_step");
     }
-    return rows;
+    long expected = COMMITS_PER_CHECKOUT * checkouts;
+    if (rows != expected) {
+      throw new IllegalStateException(
+          "the floor committed "
+              + rows
+              + " step rows, expected "
+              + COMMITS_PER_CHECKOUT
+              + " per checkout = "
+              + expected
+              + ": the floor run is invalid");
+    }
   }
 
   private interface Body {
