@@ -25,6 +25,40 @@ final class CliText {
     return ms / 60_000 + " min";
   }
 
+  /** The most rows a listing command shows at once, as the operations APIs allow. */
+  static final int MAX_LIMIT = 10_000;
+
+  /** Refuses a {@code --limit} outside 1 to {@value #MAX_LIMIT}, before anything connects. */
+  static int checkLimit(int limit) {
+    if (limit < 1 || limit > MAX_LIMIT) {
+      throw new IllegalArgumentException(
+          "--limit must be between 1 and " + MAX_LIMIT + ", was " + limit);
+    }
+    return limit;
+  }
+
+  /** {@code 1 saga}, {@code 3 sagas}. */
+  static String count(long n, String noun) {
+    return n + " " + noun + (n == 1 ? "" : "s");
+  }
+
+  /** The hint a listing's last line gets when it showed as many rows as {@code --limit}. */
+  static String limitNote(int shown, int limit) {
+    return shown == limit ? " (the limit; --limit shows more)" : "";
+  }
+
+  /**
+   * Runs a library builder's {@code checkSettings} before anything connects, its refusal said with
+   * the command's option names ({@link #withOptionNames}).
+   */
+  static void checkSettings(Runnable check, Map<String, String> optionNames) {
+    try {
+      check.run();
+    } catch (IllegalArgumentException e) {
+      throw withOptionNames(e, optionNames);
+    }
+  }
+
   /**
    * A library builder's refusal said with the command's option names: each builder setting named in
    * {@code e}'s message (a whole word) is replaced by its option.

@@ -77,6 +77,7 @@ final class InboxCommand extends CommandGroup {
 
     @Override
     public Integer call() throws Exception {
+      CliText.checkLimit(limit);
       List<DeadLetter> letters =
           withInbox(
               database, ds -> InboxOperations.create(ds).deadLetters(consumer, status, 0, limit));
@@ -123,12 +124,10 @@ final class InboxCommand extends CommandGroup {
       }
       if (!json) {
         out.println(
-            letters.size()
-                + " dead letter"
-                + (letters.size() == 1 ? "" : "s")
+            CliText.count(letters.size(), "dead letter")
                 + " "
                 + status
-                + (letters.size() == limit ? " (the limit; --limit shows more)" : ""));
+                + CliText.limitNote(letters.size(), limit));
       }
       out.flush();
       return 0;
@@ -169,6 +168,7 @@ final class InboxCommand extends CommandGroup {
 
     @Override
     public Integer call() throws Exception {
+      CliText.checkLimit(limit);
       List<AggregateGap> gaps =
           withInbox(database, ds -> InboxOperations.create(ds).gaps(consumer, olderThan, limit));
       PrintWriter out = spec.commandLine().getOut();
@@ -200,7 +200,9 @@ final class InboxCommand extends CommandGroup {
         }
       }
       if (!json) {
-        out.println(gaps.size() + " waiting aggregate" + (gaps.size() == 1 ? "" : "s"));
+        out.println(
+            CliText.count(gaps.size(), "waiting aggregate")
+                + CliText.limitNote(gaps.size(), limit));
       }
       out.flush();
       return 0;
@@ -247,11 +249,7 @@ final class InboxCommand extends CommandGroup {
     public Integer call() throws Exception {
       InboxRetention.Builder settings =
           InboxRetention.builder().retention(olderThan).maxReplayWindow(maxReplayWindow);
-      try {
-        settings.checkSettings(); // before anything connects
-      } catch (IllegalArgumentException e) {
-        throw CliText.withOptionNames(e, RETENTION_OPTIONS);
-      }
+      CliText.checkSettings(settings::checkSettings, RETENTION_OPTIONS);
       long n =
           database.withDatabase(
               "tandem-inbox",
@@ -263,10 +261,9 @@ final class InboxCommand extends CommandGroup {
       PrintWriter out = spec.commandLine().getOut();
       out.printf(
           Locale.ROOT,
-          "%s %d inbox record%s processed more than %s ago%n",
+          "%s %s processed more than %s ago%n",
           dryRun ? "would purge" : "purged",
-          n,
-          n == 1 ? "" : "s",
+          CliText.count(n, "inbox record"),
           olderThan);
       out.flush();
       return 0;

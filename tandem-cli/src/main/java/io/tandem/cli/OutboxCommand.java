@@ -179,6 +179,7 @@ final class OutboxCommand extends CommandGroup {
 
     @Override
     public Integer call() throws Exception {
+      CliText.checkLimit(limit);
       List<QuarantinedEvent> events =
           withOutbox(database, ds -> OutboxOperations.create(ds).listQuarantined(limit));
       PrintWriter out = spec.commandLine().getOut();
@@ -211,10 +212,7 @@ final class OutboxCommand extends CommandGroup {
         }
       }
       if (!json) {
-        out.println(
-            events.size()
-                + " quarantined"
-                + (events.size() == limit ? " (the limit; --limit shows more)" : ""));
+        out.println(events.size() + " quarantined" + CliText.limitNote(events.size(), limit));
       }
       out.flush();
       return 0;
@@ -248,7 +246,7 @@ final class OutboxCommand extends CommandGroup {
       PrintWriter out = spec.commandLine().getOut();
       if (all) {
         int n = withOutbox(database, ds -> OutboxOperations.create(ds).replayAll());
-        out.println(n + " quarantined event" + (n == 1 ? "" : "s") + " back to pending");
+        out.println(CliText.count(n, "quarantined event") + " back to pending");
       } else {
         withOutbox(
             database,
@@ -311,6 +309,9 @@ final class OutboxCommand extends CommandGroup {
         "skipped rows never are."
       })
   static final class Retention implements Callable<Integer> {
+    private static final Map<String, String> RETENTION_OPTIONS =
+        Map.of("retention", "--older-than");
+
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
     @Mixin DatabaseOptions database;
 
@@ -326,12 +327,13 @@ final class OutboxCommand extends CommandGroup {
 
     @Override
     public Integer call() throws Exception {
+      OutboxRetention.Builder settings = OutboxRetention.builder().retention(olderThan);
+      CliText.checkSettings(settings::checkSettings, RETENTION_OPTIONS);
       OutboxRetention.RetentionResult r =
           withOutbox(
               database,
               ds -> {
-                OutboxRetention retention =
-                    OutboxRetention.builder().dataSource(ds).retention(olderThan).build();
+                OutboxRetention retention = settings.dataSource(ds).build();
                 return dryRun ? retention.dryRun() : retention.run();
               });
       PrintWriter out = spec.commandLine().getOut();

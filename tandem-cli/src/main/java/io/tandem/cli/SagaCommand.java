@@ -71,7 +71,7 @@ final class SagaCommand extends CommandGroup {
     @Option(
         names = "--limit",
         defaultValue = "50",
-        description = "At most this many (default ${DEFAULT-VALUE}).")
+        description = "At most this many (1 to 10000, default ${DEFAULT-VALUE}).")
     int limit;
 
     @Option(names = "--json", description = "One JSON object per line instead of the table.")
@@ -79,9 +79,7 @@ final class SagaCommand extends CommandGroup {
 
     @Override
     public Integer call() throws Exception {
-      if (limit < 1 || limit > 10_000) {
-        throw new IllegalArgumentException("--limit must be between 1 and 10000, was " + limit);
-      }
+      CliText.checkLimit(limit);
       if (olderThan != null && olderThan.isNegative()) {
         throw new IllegalArgumentException("--older-than must not be negative, was " + olderThan);
       }
@@ -117,10 +115,7 @@ final class SagaCommand extends CommandGroup {
               s.startedAt(),
               s.lastError().map(e -> CliText.shorten(e, 60)).orElse(""));
         }
-        out.println(
-            sagas.size()
-                + (sagas.size() == 1 ? " saga" : " sagas")
-                + (sagas.size() == limit ? " (the limit; --limit shows more)" : ""));
+        out.println(CliText.count(sagas.size(), "saga") + CliText.limitNote(sagas.size(), limit));
       }
       out.flush();
       return 0;
@@ -257,6 +252,9 @@ final class SagaCommand extends CommandGroup {
         "STUCK sagas are never deleted."
       })
   static final class Purge implements Callable<Integer> {
+    private static final Map<String, String> RETENTION_OPTIONS =
+        Map.of("retention", "--older-than");
+
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
     @Mixin DatabaseOptions database;
 
@@ -272,24 +270,21 @@ final class SagaCommand extends CommandGroup {
 
     @Override
     public Integer call() throws Exception {
-      if (olderThan.isNegative() || olderThan.isZero()) {
-        throw new IllegalArgumentException("--older-than must be positive, was " + olderThan);
-      }
+      SagaRetention.Builder settings = SagaRetention.builder().retention(olderThan);
+      CliText.checkSettings(settings::checkSettings, RETENTION_OPTIONS);
       long n =
           withSagas(
               database,
               ds -> {
-                SagaRetention retention =
-                    SagaRetention.builder().dataSource(ds).retention(olderThan).build();
+                SagaRetention retention = settings.dataSource(ds).build();
                 return dryRun ? retention.dryRun() : retention.run();
               });
       PrintWriter out = spec.commandLine().getOut();
       out.printf(
           Locale.ROOT,
-          "%s %d finished saga%s that ended more than %s ago%n",
+          "%s %s that ended more than %s ago%n",
           dryRun ? "would delete" : "deleted",
-          n,
-          n == 1 ? "" : "s",
+          CliText.count(n, "finished saga"),
           olderThan);
       out.flush();
       return 0;

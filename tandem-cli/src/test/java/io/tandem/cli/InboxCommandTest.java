@@ -126,6 +126,24 @@ class InboxCommandTest {
   }
 
   @Test
+  void aTooLargeLimitIsRefusedBeforeConnecting() {
+    Cli limit =
+        Cli.run(
+            "inbox",
+            "gaps",
+            "--consumer",
+            "billing",
+            "--limit",
+            "10001",
+            "--jdbc-url",
+            "jdbc:postgresql://127.0.0.1:1/billing");
+    assertThat(limit.status()).isEqualTo(2);
+    assertThat(limit.err())
+        .contains("--limit must be between 1 and 10000, was 10001")
+        .doesNotContain("cannot connect");
+  }
+
+  @Test
   void theConsumerIsRequired() {
     Cli missing = Cli.run("inbox", "gaps", "--jdbc-url", url);
     assertThat(missing.status()).isEqualTo(2);

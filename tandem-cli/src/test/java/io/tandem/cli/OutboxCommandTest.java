@@ -155,4 +155,20 @@ class OutboxCommandTest {
     assertThat(bad.status()).isEqualTo(2);
     assertThat(bad.err()).contains("'7x' is not a duration");
   }
+
+  @Test
+  void badSettingsAndLimitsAreRefusedBeforeConnecting() {
+    String unreachable = "jdbc:postgresql://127.0.0.1:1/orders";
+    Cli tooShort = Cli.run("outbox", "retention", "--older-than", "30s", "--jdbc-url", unreachable);
+    assertThat(tooShort.status()).isEqualTo(2);
+    assertThat(tooShort.err())
+        .contains("--older-than must be at least one minute, was PT30S")
+        .doesNotContain("cannot connect");
+
+    Cli limit = Cli.run("outbox", "quarantined", "--limit", "0", "--jdbc-url", unreachable);
+    assertThat(limit.status()).isEqualTo(2);
+    assertThat(limit.err())
+        .contains("--limit must be between 1 and 10000, was 0")
+        .doesNotContain("cannot connect");
+  }
 }

@@ -196,6 +196,19 @@ abstract class SagaCommandContract {
                   + " (tandem migrate creates Tandem's schema)\n");
     }
 
+    Cli zeroRetention =
+        Cli.run(
+            "saga",
+            "purge",
+            "--older-than",
+            "0s",
+            "--jdbc-url",
+            "jdbc:postgresql://127.0.0.1:1/orders");
+    assertThat(zeroRetention.status()).isEqualTo(2);
+    assertThat(zeroRetention.err())
+        .contains("--older-than must be positive, was PT0S")
+        .doesNotContain("cannot connect");
+
     Cli noDb = Cli.run("saga", "list", "--jdbc-url", "");
     assertThat(noDb.status()).isEqualTo(2);
     assertThat(noDb.err()).contains("no database given");

@@ -165,11 +165,25 @@ public final class OutboxRetention {
       if (dataSource == null) {
         throw new IllegalArgumentException("dataSource is required");
       }
+      checkSettings();
+      if (dialect == null) {
+        dialect = Dialect.of(dataSource);
+      }
+      return new OutboxRetention(this);
+    }
+
+    /**
+     * Checks every setting but the data source, so that a tool can refuse bad settings before it
+     * connects; {@link #build()} runs the same checks.
+     *
+     * @throws IllegalArgumentException naming the first invalid setting
+     */
+    public Builder checkSettings() {
       if (retention == null || retention.compareTo(Duration.ofMinutes(1)) < 0) {
         throw new IllegalArgumentException(
             "retention must be at least one minute, was "
                 + retention
-                + " (published rows younger than the retention are kept)");
+                + " (published rows younger than that are kept)");
       }
       if (batchSize < 1 || batchSize > 100_000) {
         throw new IllegalArgumentException(
@@ -178,10 +192,7 @@ public final class OutboxRetention {
       if (maxBatches < 1) {
         throw new IllegalArgumentException("maxBatches must be at least 1, was " + maxBatches);
       }
-      if (dialect == null) {
-        dialect = Dialect.of(dataSource);
-      }
-      return new OutboxRetention(this);
+      return this;
     }
   }
 }

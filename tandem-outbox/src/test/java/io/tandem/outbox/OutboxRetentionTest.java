@@ -128,4 +128,14 @@ abstract class OutboxRetentionTest {
                     .build())
         .hasMessageContaining("retention must be at least one minute, was PT5S");
   }
+
+  @Test
+  void settingsAreCheckedWithoutADataSourceAsBuildChecksThem() {
+    assertThatThrownBy(
+            () -> OutboxRetention.builder().retention(Duration.ofSeconds(5)).checkSettings())
+        .hasMessageContaining("retention must be at least one minute, was PT5S");
+    assertThatThrownBy(() -> OutboxRetention.builder().maxBatches(0).checkSettings())
+        .hasMessageContaining("maxBatches must be at least 1, was 0");
+    OutboxRetention.builder().retention(Duration.ofMinutes(1)).checkSettings(); // valid: no throw
+  }
 }

@@ -62,12 +62,12 @@ public final class SagaQueries {
    * Saga instances by type and status (null for any) started before {@code startedBefore}, oldest
    * first, without their step logs.
    *
-   * @throws IllegalArgumentException when {@code limit} is below 1
+   * @throws IllegalArgumentException when {@code limit} is not between 1 and 10,000
    */
   public List<SagaInstance> list(
       String sagaType, SagaStatus status, Instant startedBefore, int limit) {
-    if (limit < 1) {
-      throw new IllegalArgumentException("limit must be at least 1, was " + limit);
+    if (limit < 1 || limit > 10_000) {
+      throw new IllegalArgumentException("limit must be between 1 and 10000, was " + limit);
     }
     Objects.requireNonNull(startedBefore, "startedBefore");
     try {

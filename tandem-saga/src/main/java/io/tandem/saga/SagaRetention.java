@@ -140,13 +140,24 @@ public final class SagaRetention {
       if (dataSource == null) {
         throw new IllegalArgumentException("dataSource is required");
       }
+      checkSettings();
+      return new SagaRetention(this);
+    }
+
+    /**
+     * Checks every setting but the data source, so that a tool can refuse bad settings before it
+     * connects; {@link #build()} runs the same checks.
+     *
+     * @throws IllegalArgumentException naming the first invalid setting
+     */
+    public Builder checkSettings() {
       if (retention == null || retention.isNegative() || retention.isZero()) {
         throw new IllegalArgumentException("retention must be positive, was " + retention);
       }
       if (batchSize < 1 || maxBatches < 1) {
         throw new IllegalArgumentException("batchSize and maxBatches must be at least 1");
       }
-      return new SagaRetention(this);
+      return this;
     }
   }
 }
