@@ -2,11 +2,16 @@ package io.tandem.examples.checkout;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.tandem.examples.Check;
+import io.tandem.examples.Money;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import javax.sql.DataSource;
 
 /**
@@ -42,8 +47,67 @@ public record CheckoutInvariants(
     long refundedCents,
     long confirmedCents,
     List<String> violations,
-    int violationCount) {
+    int violationCount,
+    Set<Invariant> failed) {
   public static final int MAX_LISTED = 20;
+
+  /** The invariants, each of which {@link #checks()} reports as held or not. */
+  public enum Invariant {
+    ALL_ENDED,
+    COMPLETED_EFFECTS,
+    COMPENSATED_EFFECTS,
+    NO_DOUBLE_CHARGE,
+    NO_UNKNOWN_SAGA,
+    MONEY,
+    STOCK
+  }
+
+  public CheckoutInvariants {
+    violations = List.copyOf(violations);
+    failed = Set.copyOf(failed);
+  }
+
+  /** Each invariant as a sentence with this run's figures, and whether it held. */
+  public List<Check> checks() {
+    return List.of(
+        check(
+            Invariant.ALL_ENDED,
+            String.format(
+                Locale.ROOT,
+                "every saga ended: %d completed, %d compensated, none running, compensating or"
+                    + " stuck",
+                completed,
+                compensated)),
+        check(
+            Invariant.COMPLETED_EFFECTS,
+            "each completed checkout left one confirmed order, one charge of its amount and no"
+                + " refund, one reservation and one shipment"),
+        check(
+            Invariant.COMPENSATED_EFFECTS,
+            "each compensated checkout left its order cancelled (or never created), no net charge,"
+                + " no reservation and no shipment"),
+        check(Invariant.NO_DOUBLE_CHARGE, "no order was charged twice"),
+        check(
+            Invariant.NO_UNKNOWN_SAGA,
+            "no order, payment, reservation or shipment belongs to a saga the orchestrator never"
+                + " ran"),
+        check(
+            Invariant.MONEY,
+            String.format(
+                Locale.ROOT,
+                "money conserved: charges %s - refunds %s = the confirmed orders' total %s = the"
+                    + " customers' running totals",
+                Money.format(chargedCents),
+                Money.format(refundedCents),
+                Money.format(confirmedCents))),
+        check(
+            Invariant.STOCK,
+            "stock conserved: initial stock - reserved = current stock, for every product"));
+  }
+
+  private Check check(Invariant invariant, String statement) {
+    return new Check(statement, !failed.contains(invariant));
+  }
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -86,7 +150,7 @@ public record CheckoutInvariants(
           r[0],
           new Saga(r[1], data.path("orderId").asText(), data.path("amountCents").asLong(), r[3]));
     }
-    List<String> violations = new ArrayList<>();
+    Violations violations = new Violations();
     Map<String, Effects> effects = new HashMap<>();
     long confirmedCents = 0;
     for (String[] r :
@@ -120,7 +184,8 @@ public record CheckoutInvariants(
     chargesPerOrder.forEach(
         (order, n) -> {
           if (n > 1) {
-            violations.add("order " + order + " was charged " + n + " times");
+            violations.add(
+                Invariant.NO_DOUBLE_CHARGE, "order " + order + " was charged " + n + " times");
           }
         });
     for (String[] r : Queries.rows(inventory, "SELECT saga_id FROM checkout_reservation")) {
@@ -146,11 +211,13 @@ public record CheckoutInvariants(
           completed++;
           expect(
               violations,
+              Invariant.COMPLETED_EFFECTS,
               e.orderStatuses.equals(List.of(Order.CONFIRMED)),
               id,
               "completed with orders " + e.orderStatuses + " instead of one CONFIRMED");
           expect(
               violations,
+              Invariant.COMPLETED_EFFECTS,
               e.charges == 1 && e.refunds == 0 && e.net == saga.amount(),
               id,
               "completed with "
@@ -162,8 +229,17 @@ public record CheckoutInvariants(
                   + " for an order of "
                   + saga.amount());
           expect(
-              violations, e.reservations == 1, id, "completed with reservations " + e.reservations);
-          expect(violations, e.shipments == 1, id, "completed with shipments " + e.shipments);
+              violations,
+              Invariant.COMPLETED_EFFECTS,
+              e.reservations == 1,
+              id,
+              "completed with reservations " + e.reservations);
+          expect(
+              violations,
+              Invariant.COMPLETED_EFFECTS,
+              e.shipments == 1,
+              id,
+              "completed with shipments " + e.shipments);
         }
         case "COMPENSATED" -> {
           compensated++;
@@ -177,28 +253,42 @@ public record CheckoutInvariants(
           }
           expect(
               violations,
+              Invariant.COMPENSATED_EFFECTS,
               e.orderStatuses.isEmpty() || e.orderStatuses.equals(List.of(Order.CANCELLED)),
               id,
               "compensated with orders " + e.orderStatuses + " instead of none or one CANCELLED");
-          expect(violations, e.net == 0, id, "compensated with a net charge of " + e.net);
           expect(
               violations,
+              Invariant.COMPENSATED_EFFECTS,
+              e.net == 0,
+              id,
+              "compensated with a net charge of " + e.net);
+          expect(
+              violations,
+              Invariant.COMPENSATED_EFFECTS,
               e.reservations == 0,
               id,
               "compensated with reservations " + e.reservations);
-          expect(violations, e.shipments == 0, id, "compensated with shipments " + e.shipments);
+          expect(
+              violations,
+              Invariant.COMPENSATED_EFFECTS,
+              e.shipments == 0,
+              id,
+              "compensated with shipments " + e.shipments);
         }
         case "STUCK" -> stuck++;
         default -> running++;
       }
     }
     if (running > 0 || stuck > 0) {
-      violations.add(
-          0, running + " sagas still running or compensating, " + stuck + " stuck: not all ended");
+      violations.addFirst(
+          Invariant.ALL_ENDED,
+          running + " sagas still running or compensating, " + stuck + " stuck: not all ended");
     }
     long net = charged - refunded;
     if (net != confirmedCents) {
       violations.add(
+          Invariant.MONEY,
           "money: charges "
               + charged
               + " - refunds "
@@ -211,7 +301,9 @@ public record CheckoutInvariants(
     long accounts =
         Queries.single(payments, "SELECT COALESCE(SUM(charged_cents), 0) FROM checkout_account");
     if (accounts != net) {
-      violations.add("money: the customers' running totals sum to " + accounts + ", not " + net);
+      violations.add(
+          Invariant.MONEY,
+          "money: the customers' running totals sum to " + accounts + ", not " + net);
     }
     for (String[] r :
         Queries.rows(
@@ -224,6 +316,7 @@ public record CheckoutInvariants(
       long reserved = Long.parseLong(r[3]);
       if (initial - reserved != stock) {
         violations.add(
+            Invariant.STOCK,
             "stock of "
                 + r[0]
                 + ": initial "
@@ -234,7 +327,8 @@ public record CheckoutInvariants(
                 + stock);
       }
     }
-    int count = violations.size();
+    List<String> all = violations.messages;
+    int count = all.size();
     return new CheckoutInvariants(
         sagas.size(),
         completed,
@@ -247,25 +341,45 @@ public record CheckoutInvariants(
         charged,
         refunded,
         confirmedCents,
-        List.copyOf(violations.subList(0, Math.min(count, MAX_LISTED))),
-        count);
+        all.subList(0, Math.min(count, MAX_LISTED)),
+        count,
+        violations.failed);
   }
 
   private static Effects effects(
       Map<String, Effects> effects,
       Map<String, Saga> sagas,
-      List<String> violations,
+      Violations violations,
       String what,
       String sagaId) {
     if (!sagas.containsKey(sagaId)) {
-      violations.add(what + " belongs to saga " + sagaId + ", which the orchestrator never ran");
+      violations.add(
+          Invariant.NO_UNKNOWN_SAGA,
+          what + " belongs to saga " + sagaId + ", which the orchestrator never ran");
     }
     return effects.computeIfAbsent(sagaId, id -> new Effects());
   }
 
-  private static void expect(List<String> violations, boolean holds, String sagaId, String what) {
+  private static void expect(
+      Violations violations, Invariant invariant, boolean holds, String sagaId, String what) {
     if (!holds) {
-      violations.add("saga " + sagaId + " " + what);
+      violations.add(invariant, "saga " + sagaId + " " + what);
+    }
+  }
+
+  /** What does not hold, in the order found, and which invariants it breaks. */
+  private static final class Violations {
+    final List<String> messages = new ArrayList<>();
+    final Set<Invariant> failed = EnumSet.noneOf(Invariant.class);
+
+    void add(Invariant invariant, String message) {
+      messages.add(message);
+      failed.add(invariant);
+    }
+
+    void addFirst(Invariant invariant, String message) {
+      messages.add(0, message);
+      failed.add(invariant);
     }
   }
 }

@@ -2,6 +2,7 @@ package io.tandem.examples.checkout;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.tandem.examples.Check;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -23,12 +24,13 @@ import java.util.Map;
  * @param netChargedCents money the payment service holds: charges minus refunds
  * @param confirmedCents the total of the confirmed orders (equal to the net charge when money is
  *     conserved)
- * @param invariantsOk every invariant holds and every checkout ended as its data said
- * @param violations what does not hold (the first few)
+ * @param checks what was checked after the run, in plain words, and whether each held
+ * @param violations what does not hold (the first few), in detail
  * @param sagasPerSecond ended sagas per second, from the first start to the last end
  * @param p50Millis median saga duration
  * @param p99Millis 99th percentile saga duration
  * @param elapsedMillis wall time of the whole run, start-up included
+ * @param timings how long the start-up and the run took
  * @param paymentDatabase {@code mariadb} or {@code postgresql}
  * @param mode {@code orchestration} or {@code choreography}
  * @param orchestratorKills how many times the orchestrator process was killed with {@code SIGKILL}
@@ -47,17 +49,39 @@ public record CheckoutReport(
     long shippingRetries,
     long netChargedCents,
     long confirmedCents,
-    boolean invariantsOk,
+    List<Check> checks,
     List<String> violations,
     double sagasPerSecond,
     double p50Millis,
     double p99Millis,
     long elapsedMillis,
+    Timings timings,
     String paymentDatabase,
     String mode,
     int orchestratorKills) {
 
   private static final ObjectMapper JSON = new ObjectMapper();
+
+  /**
+   * Where a run's time went.
+   *
+   * @param serversMillis starting the servers the demo embeds (PostgreSQL, the Kafka broker); 0 on
+   *     servers it was given
+   * @param startupMillis the whole start-up: servers, databases and schemas, relays and consumers
+   *     joined, until the first checkout could start
+   * @param runMillis from the first checkout's start until every one had ended
+   */
+  public record Timings(long serversMillis, long startupMillis, long runMillis) {}
+
+  public CheckoutReport {
+    checks = List.copyOf(checks);
+    violations = List.copyOf(violations);
+  }
+
+  /** True when every check held. */
+  public boolean invariantsOk() {
+    return Check.allHeld(checks);
+  }
 
   /** The report as one JSON object with snake_case keys. */
   public String toJson() {
@@ -68,14 +92,36 @@ public record CheckoutReport(
     }
   }
 
-  /** The report as an aligned two-column table, violations listed below. */
+  /**
+   * The report for people: a sentence on the run, the figures as an aligned two-column table, then
+   * what was checked and whether it held, and the violations in detail.
+   */
   public String toTable() {
     StringBuilder sb = new StringBuilder();
+    sb.append(
+        String.format(
+            Locale.ROOT,
+            "%d checkouts (%s) in %.1f s after a start-up of %.1f s: %.1f checkouts/s, each"
+                + " taking %.0f ms at the median and %.0f ms at the 99th percentile%n%n",
+            sagas,
+            mode,
+            timings.runMillis() / 1000.0,
+            timings.startupMillis() / 1000.0,
+            sagasPerSecond,
+            p50Millis,
+            p99Millis));
     asMap(false).forEach((k, v) -> sb.append(String.format(Locale.ROOT, "%-24s %s%n", k, v)));
+    sb.append(System.lineSeparator())
+        .append("checked, reading the services' databases back:")
+        .append(System.lineSeparator())
+        .append(Check.render(checks));
     for (String v : violations) {
       sb.append("  violated: ").append(v).append(System.lineSeparator());
     }
-    sb.append(String.format(Locale.ROOT, "%-24s %s%n", "result", invariantsOk ? "OK" : "FAILED"));
+    sb.append(
+        invariantsOk()
+            ? "result: OK, every check held" + System.lineSeparator()
+            : "result: FAILED" + System.lineSeparator());
     return sb.toString();
   }
 
@@ -95,13 +141,17 @@ public record CheckoutReport(
     m.put("orchestrator_kills", orchestratorKills);
     m.put("net_charged_cents", netChargedCents);
     m.put("confirmed_cents", confirmedCents);
-    m.put("invariants_ok", invariantsOk);
+    m.put("invariants_ok", invariantsOk());
     if (withViolations) {
+      m.put("checks", Check.asJson(checks));
       m.put("violations", violations);
     }
     m.put("sagas_per_s", round(sagasPerSecond));
     m.put("p50_ms", round(p50Millis));
     m.put("p99_ms", round(p99Millis));
+    m.put("servers_ms", timings.serversMillis());
+    m.put("startup_ms", timings.startupMillis());
+    m.put("run_ms", timings.runMillis());
     m.put("elapsed_ms", elapsedMillis);
     m.put("payment_database", paymentDatabase);
     return m;

@@ -128,6 +128,7 @@ public final class ChoreographedCheckout implements AutoCloseable {
   private final String prefix;
   private String bootstrapServers;
   private boolean paymentOnMariaDb;
+  private long serversMillis;
   private OrderService orders;
   private PaymentService payments;
   private InventoryService inventory;
@@ -177,11 +178,13 @@ public final class ChoreographedCheckout implements AutoCloseable {
   }
 
   private void startServices() throws SQLException {
+    long start = System.nanoTime();
     DatabaseServer postgres = postgres();
     DatabaseServer paymentServer = paymentServer(postgres);
     paymentOnMariaDb = paymentServer instanceof MariaDbServer;
     KafkaBroker kafka = kafka();
     bootstrapServers = kafka.bootstrapServers();
+    serversMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
     say(
         "services on %s; payment on %s; Kafka at %s; topics %s*",
         postgres, paymentServer, bootstrapServers, prefix);
@@ -509,6 +512,14 @@ public final class ChoreographedCheckout implements AutoCloseable {
   }
 
   /** Whether the payment service's database is MariaDB (else PostgreSQL). */
+  /**
+   * How long starting the servers took: the embedded PostgreSQL and Kafka broker it started, close
+   * to 0 for servers it was given. Known once {@link #start()} returned.
+   */
+  public long serversMillis() {
+    return serversMillis;
+  }
+
   public boolean paymentOnMariaDb() {
     requireStarted();
     return paymentOnMariaDb;

@@ -1,7 +1,10 @@
 package io.tandem.examples.choreography;
 
+import io.tandem.examples.Check;
+import io.tandem.examples.Money;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
@@ -139,6 +142,39 @@ public record ChoreographyInvariants(
         && stockConserved()
         && noDoubleCharge()
         && deadLetters == 0;
+  }
+
+  /** Each invariant as a sentence with this run's figures, and whether it held. */
+  public List<Check> checks() {
+    return List.of(
+        new Check(
+            String.format(
+                Locale.ROOT,
+                "every order ended: %d confirmed, %d cancelled, none still moving",
+                confirmed,
+                cancelled()),
+            pending == 0),
+        new Check(
+            String.format(
+                Locale.ROOT,
+                "every order ended as its data said: %d declined cards and %d sold-out orders"
+                    + " cancelled, the rest confirmed",
+                declined,
+                outOfStock),
+            unexpectedOutcomes == 0),
+        new Check(
+            String.format(
+                Locale.ROOT,
+                "money conserved: the payment service holds %s, the confirmed orders' total; every"
+                    + " cancelled order was refunded in full",
+                Money.format(netChargedCents)),
+            moneyConserved()),
+        new Check("no order was charged or refunded twice", noDoubleCharge()),
+        new Check(
+            "stock conserved: reserved units are exactly the confirmed orders', none created or"
+                + " lost",
+            stockConserved()),
+        new Check("nothing was dead-lettered", deadLetters == 0));
   }
 
   /** A table for people. */

@@ -47,17 +47,20 @@ import org.apache.kafka.common.TopicPartition;
 /**
  * Runs the outbox reference flow end to end and checks it from the databases.
  *
- * <p>The order service confirms N orders with 4 writers; relays publish to Kafka; the billing
- * service consumes through its inbox. The first relay(s) are killed right after the broker's
- * acknowledgement and before marking, so their batch is published a second time once the lease
- * expires: real duplicates reach billing, and the inbox must absorb them.
+ * <p>First the crash: the order service confirms a batch of orders, one relay alone publishes it
+ * and is killed right after the broker's acknowledgement, before it marks the batch published. Its
+ * partitions' leases expire and the healthy relays publish the batch again: real duplicates reach
+ * billing, and its inbox must absorb them. Then the measured run: N orders confirmed by 4 writers,
+ * published by the healthy relays, applied by billing through its inbox, each commit-to-invoice
+ * latency recorded.
  */
 public final class OutboxDemo {
-  private static final Duration LEASE = Duration.ofSeconds(5);
-  private static final Duration PUBLISH_TIMEOUT = Duration.ofSeconds(2);
-  private static final Duration SLOW_CYCLE = Duration.ofSeconds(2);
-  private static final Duration HEARTBEAT = Duration.ofMillis(500);
-  private static final int RELAY_BATCH = 100;
+  /** Orders each killed relay publishes and never marks: one relay batch. */
+  static final int CRASH_BATCH = 100;
+
+  private static final Duration LEASE = Duration.ofSeconds(2);
+  private static final Duration PUBLISH_TIMEOUT = Duration.ofSeconds(1);
+  private static final Duration HEARTBEAT = Duration.ofMillis(250);
 
   private final DemoSettings settings;
   private final PrintStream progress;
@@ -68,6 +71,7 @@ public final class OutboxDemo {
   private final List<Double> latencies = Collections.synchronizedList(new ArrayList<>());
   private final AtomicLong committed = new AtomicLong();
   private final AtomicInteger crashes = new AtomicInteger();
+  private volatile long lastCrashNanos;
 
   public OutboxDemo(DemoSettings settings, PrintStream progress) {
     this.settings = settings;
@@ -79,7 +83,7 @@ public final class OutboxDemo {
     long start = System.nanoTime();
     say(
         "starting PostgreSQL (%s) and Kafka (%s)",
-        settings.jdbcUrl() == null ? "embedded" : settings.jdbcUrl(),
+        settings.jdbcUrl() == null ? "embedded" : "external",
         settings.kafkaBootstrap() == null ? "embedded" : settings.kafkaBootstrap());
     try (PostgresServer postgres =
             settings.jdbcUrl() == null
@@ -88,20 +92,23 @@ public final class OutboxDemo {
         KafkaBroker kafka =
             settings.kafkaBootstrap() == null
                 ? KafkaBroker.embedded().start()
-                : KafkaBroker.external(settings.kafkaBootstrap());
-        IsolatedDatabase ordersDb = postgres.createDatabase("tandem_demo_orders");
-        IsolatedDatabase billingDb = postgres.createDatabase("tandem_demo_billing");
-        HikariDataSource orders =
-            pool(
-                ordersDb,
-                "orders",
-                settings.writers() + settings.relays() + settings.relayCrashes() + 2);
-        HikariDataSource billing = pool(billingDb, "billing", 4)) {
-      return run(kafka, orders, billing, start);
+                : KafkaBroker.external(settings.kafkaBootstrap())) {
+      long serversMillis = millisSince(start);
+      try (IsolatedDatabase ordersDb = postgres.createDatabase("tandem_demo_orders");
+          IsolatedDatabase billingDb = postgres.createDatabase("tandem_demo_billing");
+          HikariDataSource orders =
+              pool(
+                  ordersDb,
+                  "orders",
+                  settings.writers() + settings.relays() + settings.relayCrashes() + 2);
+          HikariDataSource billing = pool(billingDb, "billing", 4)) {
+        return run(kafka, orders, billing, start, serversMillis);
+      }
     }
   }
 
-  private DemoReport run(KafkaBroker kafka, DataSource ordersDs, DataSource billingDs, long start)
+  private DemoReport run(
+      KafkaBroker kafka, DataSource ordersDs, DataSource billingDs, long start, long serversMillis)
       throws Exception {
     Migrations.migrate(ordersDs);
     Migrations.migrate(billingDs);
@@ -109,7 +116,8 @@ public final class OutboxDemo {
     BillingService billing = new BillingService(billingDs);
     orders.createSchema();
     billing.createSchema();
-    orders.createPendingOrders(settings.orders());
+    int crashOrders = settings.relayCrashes() == 0 ? 0 : CRASH_BATCH;
+    orders.createPendingOrders(crashOrders + settings.orders());
 
     String topic = "tandem.demo." + runId + ".order";
     kafka.createTopic(topic, 3);
@@ -122,6 +130,9 @@ public final class OutboxDemo {
               t.setDaemon(true);
               return t;
             });
+    long startupMillis;
+    long runStart;
+    long recoveryMillis = 0;
     try (KafkaTransport transport =
             KafkaTransport.builder()
                 .bootstrapServers(kafka.bootstrapServers())
@@ -133,75 +144,114 @@ public final class OutboxDemo {
                 .bootstrapServers(kafka.bootstrapServers())
                 .groupId("billing-" + runId)
                 .topics(List.of(topic))
-                .handler(
-                    event -> {
-                      HandleResult result;
-                      try {
-                        result = billing.on(event);
-                      } catch (SQLException e) {
-                        throw new IllegalStateException("billing failed: " + e.getMessage(), e);
-                      }
-                      Long committedAt = commitNanos.get(event.eventId());
-                      if (result == HandleResult.APPLIED && committedAt != null) {
-                        latencies.add((System.nanoTime() - committedAt) / 1e6);
-                      }
-                    })
+                .handler(event -> apply(billing, event))
                 .build()) {
       consumer.start();
       awaitAssignment(consumer);
-      // All relays share the 64 partitions; the first `relayCrashes` of them die after the
-      // broker's ack of their first batch, so their share waits for the lease to expire and is
-      // then published again by the survivors.
-      int total = settings.relays() + settings.relayCrashes();
-      for (int n = 1; n <= total; n++) {
-        OutboxRelay r = crashingOrHealthyRelay(transport, ordersDs, n);
-        relays.add(r);
-        r.start();
+      startupMillis = millisSince(start);
+      say(
+          "started in %.1f s: servers %.1f s, then 2 databases with their schemas and the"
+              + " consumer %.1f s",
+          startupMillis / 1000.0, serversMillis / 1000.0, (startupMillis - serversMillis) / 1000.0);
+      runStart = System.nanoTime();
+      if (crashOrders > 0) {
+        confirm(orders, 1, crashOrders);
+        for (int n = 1; n <= settings.relayCrashes(); n++) {
+          OutboxRelay doomed = doomedRelay(transport, ordersDs, n);
+          relays.add(doomed);
+          doomed.start();
+          awaitCrash(doomed);
+        }
       }
-      awaitBalanced(relays);
-      List<Future<?>> writes = startWriters(writers, orders);
-      for (OutboxRelay r : relays.subList(0, settings.relayCrashes())) {
-        awaitCrash(r);
+      for (int n = 1; n <= settings.relays(); n++) {
+        OutboxRelay healthy =
+            relay(transport, ordersDs, "demo-relay-" + (settings.relayCrashes() + n), NONE).build();
+        relays.add(healthy);
+        healthy.start();
       }
+      if (crashOrders > 0) {
+        awaitRepublished(ordersDs, billing, crashOrders);
+        recoveryMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - lastCrashNanos);
+        say(
+            "the healthy relays took the dead relay's partitions when its lease expired and"
+                + " published its batch again: %d duplicates reached billing %.1f s after the"
+                + " kill, each a no-op in its inbox",
+            billing.inbox().duplicateCount(), recoveryMillis / 1000.0);
+      }
+      awaitBalanced(relays.subList(settings.relayCrashes(), relays.size()));
+      say("confirming %d orders with %d writers", settings.orders(), settings.writers());
+      List<Future<?>> writes = startWriters(writers, orders, crashOrders);
       for (Future<?> w : writes) {
         w.get();
       }
-      awaitDelivery(ordersDs, billing);
+      awaitDelivery(ordersDs, billing, crashOrders + settings.orders());
       awaitDrained(consumer, kafka.bootstrapServers(), topic);
       relays.forEach(OutboxRelay::close);
     } finally {
       writers.shutdownNow();
       relays.forEach(OutboxRelay::close);
     }
-    return report(ordersDs, billingDs, billing, start);
+    long runMillis = millisSince(runStart);
+    return report(
+        ordersDs,
+        billingDs,
+        billing,
+        start,
+        crashOrders,
+        recoveryMillis,
+        new DemoReport.Timings(serversMillis, startupMillis, runMillis));
   }
 
-  private OutboxRelay crashingOrHealthyRelay(KafkaTransport transport, DataSource ds, int n) {
-    if (n > settings.relayCrashes()) {
-      return relay(transport, ds, "demo-relay-" + n, FaultInjector.NONE).build();
+  private static final FaultInjector NONE = FaultInjector.NONE;
+
+  /** Billing applies one delivery; the demo notes the latency of the measured orders. */
+  private void apply(BillingService billing, io.tandem.core.Event event) {
+    HandleResult result;
+    try {
+      result = billing.on(event);
+    } catch (SQLException e) {
+      throw new IllegalStateException("billing failed: " + e.getMessage(), e);
     }
+    if (result != HandleResult.APPLIED) {
+      return;
+    }
+    Long committedAt = commitNanos.get(event.eventId());
+    if (committedAt != null) {
+      latencies.add((System.nanoTime() - committedAt) / 1e6);
+    }
+  }
+
+  /** Confirms orders {@code from..to} on this thread (their latency is not measured). */
+  private void confirm(OrderService orders, int from, int to) throws SQLException {
+    for (int n = from; n <= to; n++) {
+      orders.confirm(OrderService.orderId(n));
+      committed.incrementAndGet();
+    }
+  }
+
+  /**
+   * A relay that dies right after the broker acknowledged its first batch, before it marks it.
+   * Started while the crash batch waits in the outbox, it holds every partition (any earlier doomed
+   * relay's leases expire first), so its first read is the whole batch.
+   */
+  private OutboxRelay doomedRelay(KafkaTransport transport, DataSource ds, int n) {
     java.util.concurrent.atomic.AtomicBoolean dead =
         new java.util.concurrent.atomic.AtomicBoolean();
     FaultInjector dieAfterAck =
         point -> {
           if (point.equals(FaultInjector.RELAY_AFTER_ACK)) {
-            // Every batch in flight dies with the relay; the relay itself dies once.
             if (dead.compareAndSet(false, true)) {
               crashes.incrementAndGet();
+              lastCrashNanos = System.nanoTime();
               say(
-                  "killing relay demo-relay-%d after the broker's ack, before it marks its batch",
+                  "killed relay demo-relay-%d after the broker acknowledged its batch, before it"
+                      + " marked it published",
                   n);
             }
             throw new FaultInjector.SimulatedCrash(point);
           }
         };
-    // The doomed relay polls slowly instead of listening, so that by its first cycle a full
-    // batch of its partitions' events has committed: the crash strands a whole batch.
-    return relay(transport, ds, "demo-relay-" + n, dieAfterAck)
-        .listenForInserts(false)
-        .pollInterval(SLOW_CYCLE)
-        .heartbeatInterval(SLOW_CYCLE)
-        .build();
+    return relay(transport, ds, "demo-relay-" + n, dieAfterAck).build();
   }
 
   private static OutboxRelay.Builder relay(
@@ -210,7 +260,7 @@ public final class OutboxDemo {
         .dataSource(ds)
         .transport(transport)
         .relayId(id)
-        .batchSize(RELAY_BATCH)
+        .batchSize(CRASH_BATCH)
         .leaseDuration(LEASE)
         .publishTimeout(PUBLISH_TIMEOUT)
         .heartbeatInterval(HEARTBEAT)
@@ -218,18 +268,20 @@ public final class OutboxDemo {
         .faultInjector(faults);
   }
 
-  private List<Future<?>> startWriters(ExecutorService pool, OrderService orders) {
-    AtomicInteger next = new AtomicInteger(1);
+  private List<Future<?>> startWriters(ExecutorService pool, OrderService orders, int first) {
+    AtomicInteger next = new AtomicInteger(first + 1);
+    int last = first + settings.orders();
     List<Future<?>> futures = new ArrayList<>();
     for (int w = 0; w < settings.writers(); w++) {
       futures.add(
           pool.submit(
               () -> {
-                for (int n = next.getAndIncrement();
-                    n <= settings.orders();
-                    n = next.getAndIncrement()) {
+                for (int n = next.getAndIncrement(); n <= last; n = next.getAndIncrement()) {
+                  long before = System.nanoTime();
                   UUID eventId = orders.confirm(OrderService.orderId(n));
-                  commitNanos.put(eventId, System.nanoTime());
+                  // The commit returned: from here the event is the relay's to publish. (Taken
+                  // before the call would count the writer's own transaction as latency.)
+                  commitNanos.put(eventId, Math.max(before, System.nanoTime()));
                   committed.incrementAndGet();
                 }
                 return null;
@@ -263,7 +315,23 @@ public final class OutboxDemo {
     }
   }
 
-  private void awaitDelivery(DataSource orders, BillingService billing) throws Exception {
+  /**
+   * Waits until the crash batch is marked published (by a healthy relay: the killed one marked
+   * nothing) and its second copies reached billing, where the inbox counted each as a duplicate.
+   */
+  private void awaitRepublished(DataSource orders, BillingService billing, int batch)
+      throws Exception {
+    long deadline = System.nanoTime() + settings.timeout().toNanos();
+    while (System.nanoTime() < deadline
+        && (billing.inbox().duplicateCount() < batch
+            || count(orders, "SELECT count(*) FROM tandem_outbox WHERE published_at IS NOT NULL")
+                < batch)) {
+      TimeUnit.MILLISECONDS.sleep(5);
+    }
+  }
+
+  private void awaitDelivery(DataSource orders, BillingService billing, long total)
+      throws Exception {
     long deadline = System.nanoTime() + settings.timeout().toNanos();
     long lastPrint = 0;
     while (System.nanoTime() < deadline) {
@@ -275,16 +343,16 @@ public final class OutboxDemo {
         say(
             "committed %d/%d  published %d  delivered %d  duplicates delivered %d  relay crashes %d",
             committed.get(),
-            settings.orders(),
+            total,
             published,
             delivered,
             billing.inbox().duplicateCount(),
             crashes.get());
       }
-      if (published == settings.orders() && delivered == settings.orders()) {
+      if (published == total && delivered == total) {
         return;
       }
-      TimeUnit.MILLISECONDS.sleep(100);
+      TimeUnit.MILLISECONDS.sleep(10);
     }
     say("timed out after %s waiting for every event to reach billing", settings.timeout());
   }
@@ -313,7 +381,13 @@ public final class OutboxDemo {
   }
 
   private DemoReport report(
-      DataSource orders, DataSource billingDs, BillingService billing, long start)
+      DataSource orders,
+      DataSource billingDs,
+      BillingService billing,
+      long start,
+      int crashOrders,
+      long recoveryMillis,
+      DemoReport.Timings timings)
       throws SQLException {
     Set<UUID> outboxIds = ids(orders, "SELECT event_id FROM tandem_outbox");
     Set<UUID> inboxIds =
@@ -324,8 +398,8 @@ public final class OutboxDemo {
     lost.removeAll(inboxIds);
     long published =
         count(orders, "SELECT count(*) FROM tandem_outbox WHERE published_at IS NOT NULL");
-    long duplicateEffects =
-        count(billingDs, "SELECT count(*) - count(DISTINCT order_id) FROM demo_invoices");
+    long invoices = count(billingDs, "SELECT count(*) FROM demo_invoices");
+    long invoicedOrders = count(billingDs, "SELECT count(DISTINCT order_id) FROM demo_invoices");
     List<Double> sorted;
     synchronized (latencies) {
       sorted = new ArrayList<>(latencies);
@@ -336,12 +410,20 @@ public final class OutboxDemo {
         published,
         inboxIds.size(),
         billing.inbox().duplicateCount(),
-        duplicateEffects,
+        invoices - invoicedOrders,
         lost.size(),
         crashes.get(),
+        crashOrders,
+        recoveryMillis,
+        settings.orders(),
         percentile(sorted, 0.50),
         percentile(sorted, 0.99),
-        TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+        millisSince(start),
+        timings);
+  }
+
+  static long millisSince(long startNanos) {
+    return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos);
   }
 
   static double percentile(List<Double> sorted, double p) {

@@ -3,6 +3,7 @@ package io.tandem.examples.checkout;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.tandem.examples.Check;
 import io.tandem.testkit.TestInfrastructure;
 import java.time.Duration;
 import java.util.List;
@@ -30,6 +31,12 @@ class CheckoutDemoTest {
 
     assertThat(report.violations()).isEmpty();
     assertThat(report.invariantsOk()).isTrue();
+    assertThat(report.checks()).hasSize(8).allMatch(Check::held);
+    assertThat(report.toTable())
+        .contains("  ok      money conserved: charges ", "result: OK, every check held");
+    assertThat(report.timings().startupMillis())
+        .isGreaterThanOrEqualTo(report.timings().serversMillis());
+    assertThat(report.timings().runMillis()).isPositive();
     assertThat(report.sagas()).isEqualTo(100);
     assertThat(report.completed() + report.compensated()).isEqualTo(100);
     assertThat(report.stuck()).isZero();
@@ -86,17 +93,32 @@ class CheckoutDemoTest {
             0,
             100,
             100,
-            false,
+            List.of(
+                new Check("every saga ended: 9 completed, 0 compensated", false),
+                new Check("money conserved", true)),
             List.of("1 sagas still running"),
             1,
             2,
             3,
             100,
+            new CheckoutReport.Timings(10, 20, 70),
             "postgresql",
             "orchestration",
             0);
-    assertThat(report.toTable()).contains("violated: 1 sagas still running", "FAILED");
-    assertThat(report.toJson()).contains("\"invariants_ok\":false", "\"violations\":[");
+    assertThat(report.invariantsOk()).isFalse();
+    assertThat(report.toTable())
+        .contains(
+            "  FAILED  every saga ended: 9 completed, 0 compensated",
+            "  ok      money conserved",
+            "violated: 1 sagas still running",
+            "result: FAILED");
+    assertThat(report.toJson())
+        .contains(
+            "\"invariants_ok\":false",
+            "\"checks\":[{\"check\":\"every saga ended: 9 completed, 0 compensated\",\"held\":false}",
+            "\"violations\":[",
+            "\"startup_ms\":20",
+            "\"run_ms\":70");
   }
 
   @Test
