@@ -89,7 +89,7 @@ final class DemoCommand implements Callable<Integer> {
 
   @Option(
       names = "--in-flight",
-      defaultValue = "64",
+      defaultValue = "16",
       description = "Sagas running at once at most (default ${DEFAULT-VALUE}).")
   int inFlight;
 

@@ -21,7 +21,7 @@ class DemoCommandTest {
     assertThat(demo.scenario).isEqualTo(DemoCommand.Scenario.checkout);
     assertThat(demo.mode).isEqualTo(DemoCommand.Mode.orchestration);
     assertThat(demo.checkouts).isEqualTo(1000);
-    assertThat(demo.inFlight).isEqualTo(64);
+    assertThat(demo.inFlight).isEqualTo(16);
     assertThat(demo.declineRate).isEqualTo(0.05);
     assertThat(demo.outOfStockRate).isEqualTo(0.05);
     assertThat(demo.shippingFailureRate).isEqualTo(0.1);

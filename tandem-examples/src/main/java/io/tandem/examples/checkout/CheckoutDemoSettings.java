@@ -7,7 +7,7 @@ import java.time.Duration;
  * embedded default (PostgreSQL started from Maven artifacts, Kafka in a child process).
  *
  * @param checkouts checkout sagas to run (default 1000)
- * @param inFlight sagas running at once at most; the demo starts another as one ends (default 64)
+ * @param inFlight sagas running at once at most; the demo starts another as one ends (default 16)
  * @param declineRate share of checkouts paid with a card that is declined (default 0.05)
  * @param outOfStockRate share of checkouts of a sold-out product: the pivot fails, the payment is
  *     refunded and the order cancelled (default 0.05)
@@ -43,7 +43,7 @@ public record CheckoutDemoSettings(
 
   public static final CheckoutDemoSettings DEFAULTS =
       new CheckoutDemoSettings(
-          1000, 64, 0.05, 0.05, 0.1, null, null, null, true, Duration.ofMinutes(5), 42, 0);
+          1000, 16, 0.05, 0.05, 0.1, null, null, null, true, Duration.ofMinutes(5), 42, 0);
 
   /** Settings without orchestrator kills. */
   public CheckoutDemoSettings(

@@ -9,10 +9,16 @@ import io.tandem.testkit.DatabaseServer;
 import io.tandem.testkit.IsolatedDatabase;
 import io.tandem.testkit.KafkaBroker;
 import io.tandem.testkit.MariaDbServer;
+import java.sql.Connection;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
+import java.sql.Timestamp;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Deque;
 import java.util.EnumMap;
 import java.util.List;
@@ -281,29 +287,50 @@ public final class CheckoutSystem implements AutoCloseable {
   }
 
   /**
-   * How long each ended saga ran, in milliseconds, from its start to its end as the orchestrator
-   * recorded them.
+   * When a checkout saga started and ended, as the orchestrator recorded them.
+   *
+   * @param ended null while it runs
    */
-  public List<Double> sagaMillis() throws SQLException {
-    List<Double> millis = new ArrayList<>();
-    for (String[] row :
-        Queries.rows(
-            orchestratorDb,
-            "SELECT EXTRACT(EPOCH FROM (ended_at - started_at)) * 1000 FROM tandem_saga"
-                + " WHERE saga_type = 'checkout' AND ended_at IS NOT NULL")) {
-      millis.add(Double.parseDouble(row[0]));
+  public record SagaTime(UUID sagaId, Instant started, Instant ended) {
+    /** How long it ran, in milliseconds; NaN while it runs. */
+    public double millis() {
+      return ended == null ? Double.NaN : Duration.between(started, ended).toNanos() / 1e6;
     }
-    return millis;
+
+    /** Milliseconds from the first start to the last end of the ended ones; 0 when none ended. */
+    public static double spanMillis(Collection<SagaTime> times) {
+      Instant first = null;
+      Instant last = null;
+      for (SagaTime t : times) {
+        if (t.ended == null) {
+          continue;
+        }
+        first = first == null || t.started.isBefore(first) ? t.started : first;
+        last = last == null || t.ended.isAfter(last) ? t.ended : last;
+      }
+      return first == null ? 0 : Duration.between(first, last).toNanos() / 1e6;
+    }
   }
 
-  /** Milliseconds from the first saga's start to the last one's end; 0 when none ended. */
-  public double spanMillis() throws SQLException {
-    List<String[]> rows =
-        Queries.rows(
-            orchestratorDb,
-            "SELECT EXTRACT(EPOCH FROM (max(ended_at) - min(started_at))) * 1000 FROM tandem_saga"
-                + " WHERE saga_type = 'checkout'");
-    return rows.isEmpty() || rows.get(0)[0] == null ? 0 : Double.parseDouble(rows.get(0)[0]);
+  /** Every checkout saga's start and end. */
+  public List<SagaTime> sagaTimes() throws SQLException {
+    List<SagaTime> times = new ArrayList<>();
+    try (Connection c = orchestratorDb.getConnection();
+        Statement s = c.createStatement();
+        ResultSet rs =
+            s.executeQuery(
+                "SELECT saga_id, started_at, ended_at FROM tandem_saga"
+                    + " WHERE saga_type = 'checkout'")) {
+      while (rs.next()) {
+        Timestamp ended = rs.getTimestamp(3);
+        times.add(
+            new SagaTime(
+                rs.getObject(1, UUID.class),
+                rs.getTimestamp(2).toInstant(),
+                ended == null ? null : ended.toInstant()));
+      }
+    }
+    return times;
   }
 
   /** Reads the invariants back from the five databases. */

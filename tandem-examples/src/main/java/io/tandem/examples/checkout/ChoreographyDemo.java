@@ -114,6 +114,7 @@ public final class ChoreographyDemo {
           CheckoutDemo.percentile(millis, 0.99),
           CheckoutDemo.millisSince(start),
           new CheckoutReport.Timings(checkout.serversMillis(), startupMillis, runMillis),
+          0,
           checkout.paymentOnMariaDb() ? "mariadb" : "postgresql",
           "choreography",
           0);
