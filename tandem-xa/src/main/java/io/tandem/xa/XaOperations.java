@@ -214,6 +214,11 @@ public final class XaOperations implements AutoCloseable {
               resource.rollback(xid);
               return "ROLLED_BACK";
             } catch (XAException e) {
+              if (action == XaDecision.ROLLBACK
+                  && e.errorCode >= XAException.XA_RBBASE
+                  && e.errorCode <= XAException.XA_RBEND) {
+                return "ROLLED_BACK"; // MariaDB's answer for a branch that wrote nothing
+              }
               return e.errorCode == XAException.XAER_NOTA
                   ? "no longer prepared"
                   : "failed: XA error " + e.errorCode + " " + e.getMessage();

@@ -174,9 +174,10 @@ public final class Recovery {
       if (XaErrors.notFound(e)) {
         return; // finished between the listing and now (its coordinator, or another recovery)
       }
+      // MariaDB answers XA_RBROLLBACK to the rollback of a prepared branch that wrote nothing.
       boolean consistent =
           (commit && e.errorCode == XAException.XA_HEURCOM)
-              || (!commit && e.errorCode == XAException.XA_HEURRB);
+              || (!commit && (e.errorCode == XAException.XA_HEURRB || XaErrors.votedNo(e)));
       if (consistent) {
         if (commit) {
           t.committed++;
