@@ -3,7 +3,6 @@ package io.tandem.xa;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.tandem.jdbc.Migrations;
 import io.tandem.testkit.IsolatedDatabase;
 import io.tandem.testkit.PostgresServer;
 import io.tandem.testkit.RequiresMariaDb;

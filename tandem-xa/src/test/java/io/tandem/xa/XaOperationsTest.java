@@ -105,7 +105,8 @@ class XaOperationsTest {
       assertThat(r.loggedBefore()).isEmpty();
       assertThat(pgWriter.get(20, java.util.concurrent.TimeUnit.SECONDS)).isEqualTo(1);
       assertThat(mariaWriter.get(20, java.util.concurrent.TimeUnit.SECONDS)).isEqualTo(1);
-      assertThat(ops.status().branches()).noneMatch(b -> b.global().equals(java.util.Optional.of(id)));
+      assertThat(ops.status().branches())
+          .noneMatch(b -> b.global().equals(java.util.Optional.of(id)));
     }
     assertThat(bank.account("alice")).as("the branch's debit was rolled back").isEqualTo(before);
     try (Connection c = bank.postgres.dataSource().getConnection();

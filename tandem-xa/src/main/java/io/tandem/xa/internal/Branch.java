@@ -40,7 +40,7 @@ final class Branch {
     b.pooled = participant.borrow(connectionTimeout);
     try {
       b.pooled.resource().start(xid, XAResource.TMNOFLAGS);
-      b.handle = b.pooled.connection();
+      b.handle = BranchConnection.wrap(b.pooled.connection(), xid);
       return b;
     } catch (XAException | SQLException e) {
       participant.discard(b.pooled);
@@ -82,6 +82,13 @@ final class Branch {
     return failure;
   }
 
+  /** Keeps the first error: a later one (the rollback after a failed prepare) hides the cause. */
+  private void fail(Exception e) {
+    if (failure == null) {
+      failure = e;
+    }
+  }
+
   private void on(BranchEvent event) {
     state = state.next(event);
   }
@@ -102,7 +109,7 @@ final class Branch {
       outboxAppended = rs.getBoolean("outbox_appended");
     } catch (SQLException e) {
       wrote = true; // its prepare will tell what is wrong
-      failure = e;
+      fail(e);
     }
   }
 
@@ -115,10 +122,10 @@ final class Branch {
       // XA_RDONLY: the participant finished the branch itself; nothing to commit.
       on(vote == XAResource.XA_RDONLY ? BranchEvent.COMMITTED : BranchEvent.PREPARED);
     } catch (XAException e) {
-      failure = e;
+      fail(e);
       on(XaErrors.votedNo(e) ? BranchEvent.ROLLED_BACK : BranchEvent.NO_ANSWER);
     } catch (RuntimeException e) {
-      failure = e;
+      fail(e);
       on(BranchEvent.NO_ANSWER);
     }
   }
@@ -131,10 +138,10 @@ final class Branch {
       r.commit(xid, true);
       on(BranchEvent.COMMITTED);
     } catch (XAException e) {
-      failure = e;
+      fail(e);
       on(XaErrors.votedNo(e) ? BranchEvent.ROLLED_BACK : BranchEvent.NO_ANSWER);
     } catch (RuntimeException e) {
-      failure = e;
+      fail(e);
       on(BranchEvent.NO_ANSWER);
     }
   }
@@ -171,7 +178,7 @@ final class Branch {
               return null;
             });
       } catch (SQLException | RuntimeException e) {
-        failure = e;
+        fail(e);
         on(BranchEvent.NO_ANSWER);
       }
     } else {
@@ -189,7 +196,7 @@ final class Branch {
         on(BranchEvent.ROLLED_BACK);
       }
     } catch (XAException e) {
-      failure = e;
+      fail(e);
       if (XaErrors.notFound(e)) {
         if (!commit) {
           on(BranchEvent.ROLLED_BACK); // never prepared, or rolled back already
@@ -220,7 +227,7 @@ final class Branch {
         pooled.markBroken();
       }
     } catch (RuntimeException e) {
-      failure = e;
+      fail(e);
       on(BranchEvent.NO_ANSWER);
       if (pooled != null) {
         pooled.markBroken();
@@ -243,7 +250,7 @@ final class Branch {
     }
     try {
       if (handle != null) {
-        handle.close();
+        BranchConnection.close(handle);
       }
     } catch (SQLException e) {
       pooled.markBroken();

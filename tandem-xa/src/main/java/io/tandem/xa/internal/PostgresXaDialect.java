@@ -26,8 +26,9 @@ final class PostgresXaDialect implements XaDialect {
              coalesce(current_setting('tandem.outbox_appended', true), '') = 'on' AS outbox_appended
       """;
 
-  // The channel the relay listens on (tandem-jdbc's LISTEN helper).
-  private static final String WAKE = "SELECT pg_notify('tandem_outbox', '')";
+  // The channel the relays listen on.
+  private static final String WAKE =
+      "SELECT pg_notify('" + PostgresDialect.OUTBOX_CHANNEL + "', '')";
 
   // A prepared transaction's locks carry no pid; its virtual transaction id ties them to the
   // transaction-id lock, whose transactionid is pg_prepared_xacts.transaction. Sessions blocked by

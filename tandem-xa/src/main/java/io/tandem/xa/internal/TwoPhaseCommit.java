@@ -213,7 +213,7 @@ public final class TwoPhaseCommit implements XaTransaction {
 
   private RuntimeException failure(XaOutcome outcome, String what, Exception cause) {
     List<String> described = branches.values().stream().map(Branch::toString).toList();
-    String reason = cause == null ? "" : ": " + cause.getMessage();
+    String reason = cause == null ? "" : ": " + messageOf(cause);
     return switch (outcome) {
       case ROLLED_BACK ->
           new XaRollbackException("rolled back, " + what + reason, id, described, cause);
@@ -232,6 +232,17 @@ public final class TwoPhaseCommit implements XaTransaction {
               "a branch was decided by someone else (" + what + ")" + reason, id, described, cause);
       default -> new IllegalStateException("not a failure: " + outcome);
     };
+  }
+
+  /** The error's message and, when it differs, its root cause's (the database's own words). */
+  private static String messageOf(Throwable e) {
+    Throwable root = e;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    return root == e || root.getMessage() == null
+        ? String.valueOf(e.getMessage())
+        : e.getMessage() + " (" + root.getMessage() + ")";
   }
 
   private static Exception firstFailure(List<Branch> list, Exception fallback) {

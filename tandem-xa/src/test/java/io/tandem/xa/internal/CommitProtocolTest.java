@@ -24,8 +24,7 @@ class CommitProtocolTest {
     assertThat(CommitProtocol.path(List.of())).isEqualTo(CommitProtocol.Path.NOTHING);
     assertThat(CommitProtocol.path(List.of(true))).isEqualTo(CommitProtocol.Path.ONE_PHASE);
     assertThat(CommitProtocol.path(List.of(false, true))).isEqualTo(CommitProtocol.Path.ONE_PHASE);
-    assertThat(CommitProtocol.path(List.of(false, false)))
-        .isEqualTo(CommitProtocol.Path.ONE_PHASE);
+    assertThat(CommitProtocol.path(List.of(false, false))).isEqualTo(CommitProtocol.Path.ONE_PHASE);
     assertThat(CommitProtocol.path(List.of(true, true))).isEqualTo(CommitProtocol.Path.TWO_PHASE);
     assertThat(CommitProtocol.path(List.of(true, false, true)))
         .isEqualTo(CommitProtocol.Path.TWO_PHASE);
@@ -53,19 +52,24 @@ class CommitProtocolTest {
 
   @Test
   void outcomesOfTwoPhaseTransactions() {
-    assertThat(CommitProtocol.twoPhaseOutcome(XaDecision.COMMIT, false, List.of(COMMITTED, COMMITTED)))
+    assertThat(
+            CommitProtocol.twoPhaseOutcome(XaDecision.COMMIT, false, List.of(COMMITTED, COMMITTED)))
         .isEqualTo(XaOutcome.COMMITTED);
-    assertThat(CommitProtocol.twoPhaseOutcome(XaDecision.COMMIT, false, List.of(COMMITTED, IN_DOUBT)))
+    assertThat(
+            CommitProtocol.twoPhaseOutcome(XaDecision.COMMIT, false, List.of(COMMITTED, IN_DOUBT)))
         .isEqualTo(XaOutcome.COMMITTED_PENDING);
     assertThat(
-            CommitProtocol.twoPhaseOutcome(XaDecision.COMMIT, false, List.of(COMMITTED, ROLLED_BACK)))
+            CommitProtocol.twoPhaseOutcome(
+                XaDecision.COMMIT, false, List.of(COMMITTED, ROLLED_BACK)))
         .isEqualTo(XaOutcome.HEURISTIC);
     assertThat(
-            CommitProtocol.twoPhaseOutcome(XaDecision.ROLLBACK, false, List.of(ROLLED_BACK, IN_DOUBT)))
+            CommitProtocol.twoPhaseOutcome(
+                XaDecision.ROLLBACK, false, List.of(ROLLED_BACK, IN_DOUBT)))
         .isEqualTo(XaOutcome.ROLLED_BACK);
     assertThat(CommitProtocol.twoPhaseOutcome(XaDecision.COMMIT, true, List.of(PREPARED, PREPARED)))
         .isEqualTo(XaOutcome.UNKNOWN);
-    assertThat(CommitProtocol.twoPhaseOutcome(XaDecision.COMMIT, false, List.of(COMMITTED, HEURISTIC)))
+    assertThat(
+            CommitProtocol.twoPhaseOutcome(XaDecision.COMMIT, false, List.of(COMMITTED, HEURISTIC)))
         .isEqualTo(XaOutcome.HEURISTIC);
     assertThat(CommitProtocol.onePhaseOutcome(IN_DOUBT))
         .as("a one-phase commit without an answer may have committed")
@@ -73,8 +77,7 @@ class CommitProtocolTest {
   }
 
   @Property
-  void aRollbackDecisionNeverEndsCommitted(
-      @ForAll @Size(min = 1, max = 5) List<BranchState> ends) {
+  void aRollbackDecisionNeverEndsCommitted(@ForAll @Size(min = 1, max = 5) List<BranchState> ends) {
     if (ends.contains(BranchState.ACTIVE) || ends.contains(PREPARED)) {
       return;
     }

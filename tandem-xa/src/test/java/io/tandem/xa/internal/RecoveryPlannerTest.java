@@ -79,13 +79,23 @@ class RecoveryPlannerTest {
         .isFalse();
     assertThat(
             RecoveryPlanner.forget(
-                XaDecision.ROLLBACK, now, both, both, false, now.plusSeconds(3600),
+                XaDecision.ROLLBACK,
+                now,
+                both,
+                both,
+                false,
+                now.plusSeconds(3600),
                 Duration.ofDays(1)))
         .as("a rollback record is kept for a stalled coordinator")
         .isFalse();
     assertThat(
             RecoveryPlanner.forget(
-                XaDecision.ROLLBACK, now, both, both, false, now.plus(Duration.ofDays(1)),
+                XaDecision.ROLLBACK,
+                now,
+                both,
+                both,
+                false,
+                now.plus(Duration.ofDays(1)),
                 Duration.ofDays(1)))
         .isTrue();
   }
