@@ -67,8 +67,7 @@ class XaCrashTest {
 
   private static RecoveryReport recoverAsTheSameNode() {
     try (XaCoordinator xa =
-        bank.coordinator(bank.settings().presumeAbortAfter(Duration.ofMillis(1)).build())
-            .build()) {
+        bank.coordinator(bank.settings().presumeAbortAfter(Duration.ofMillis(1)).build()).build()) {
       return xa.start();
     }
   }
@@ -118,5 +117,4 @@ class XaCrashTest {
     assertThat(bank.ledger("bob")).isEqualTo(ledger + 13);
     assertThat(bank.preparedOfNode()).isZero();
   }
-
 }
