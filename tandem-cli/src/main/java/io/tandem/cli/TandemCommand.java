@@ -9,7 +9,7 @@ import picocli.CommandLine.Command;
     name = "tandem",
     mixinStandardHelpOptions = true,
     version = "tandem 0.1.0-SNAPSHOT",
-    description = "Changes that land in more than one system: outbox, relay, inbox, sagas.",
+    description = "Changes that land in more than one system: outbox, relay, inbox, sagas, 2PC.",
     subcommands = {
       DemoCommand.class,
       MigrateCommand.class,
@@ -20,6 +20,7 @@ import picocli.CommandLine.Command;
       InboxCommand.class,
       SagaCommand.class,
       TrailCommand.class,
+      XaCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class TandemCommand implements Runnable {
