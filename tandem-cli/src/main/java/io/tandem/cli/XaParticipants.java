@@ -42,7 +42,8 @@ final class XaParticipants {
             sources.put(name, pg);
           } else {
             try {
-              MariaDbDataSource maria = new MariaDbDataSource(url.replace("jdbc:mysql:", "jdbc:mariadb:"));
+              MariaDbDataSource maria =
+                  new MariaDbDataSource(url.replace("jdbc:mysql:", "jdbc:mariadb:"));
               if (withPassword) {
                 maria.setPassword(password);
               }

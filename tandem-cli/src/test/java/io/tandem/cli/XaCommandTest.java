@@ -133,11 +133,13 @@ class XaCommandTest {
     Cli json = Cli.run(args("xa", "status", "--json"));
     JsonNode root = new ObjectMapper().readTree(json.out());
     List<JsonNode> mine = new ArrayList<>();
-    root.get("branches").forEach(b -> {
-      if (id.toString().equals(b.path("transaction").asText())) {
-        mine.add(b);
-      }
-    });
+    root.get("branches")
+        .forEach(
+            b -> {
+              if (id.toString().equals(b.path("transaction").asText())) {
+                mine.add(b);
+              }
+            });
     assertThat(mine).hasSize(2);
     assertThat(mine).allMatch(b -> b.get("decision").isNull() && !b.get("foreign").asBoolean());
     assertThat(root.get("oldest_in_doubt_ms").isNumber()).isTrue();
@@ -165,10 +167,20 @@ class XaCommandTest {
         };
     Cli done =
         Cli.run(
-            args("xa", "resolve", id.toString(), "--rollback", "--operator", "ops-1", "--reason",
+            args(
+                "xa",
+                "resolve",
+                id.toString(),
+                "--rollback",
+                "--operator",
+                "ops-1",
+                "--reason",
                 "coordinator gone"));
     assertThat(done.status()).as(done.err()).isZero();
-    assertThat(asked).singleElement().asString().contains("rollback every prepared branch of " + id);
+    assertThat(asked)
+        .singleElement()
+        .asString()
+        .contains("rollback every prepared branch of " + id);
     assertThat(done.out())
         .contains("rolled back " + id)
         .contains("ROLLED_BACK")
@@ -198,8 +210,7 @@ class XaCommandTest {
     assertThat(foreign.err()).contains("not a Tandem transaction id");
 
     Cli nothing =
-        Cli.run(
-            args("xa", "resolve", NODE + "/" + UUID.randomUUID(), "--commit", "--yes"));
+        Cli.run(args("xa", "resolve", NODE + "/" + UUID.randomUUID(), "--commit", "--yes"));
     assertThat(nothing.status()).isEqualTo(2);
     assertThat(nothing.err()).contains("no participant given has a prepared branch");
   }
@@ -218,7 +229,8 @@ class XaCommandTest {
     Cli noParticipant = Cli.run("xa", "status", "--jdbc-url", pg.jdbcUrl());
     assertThat(noParticipant.status()).isEqualTo(2);
     assertThat(noParticipant.err()).contains("--participant");
-    Cli badUrl = Cli.run("xa", "status", "--jdbc-url", pg.jdbcUrl(), "--participant", "x=jdbc:h2:mem");
+    Cli badUrl =
+        Cli.run("xa", "status", "--jdbc-url", pg.jdbcUrl(), "--participant", "x=jdbc:h2:mem");
     assertThat(badUrl.status()).isEqualTo(2);
     assertThat(badUrl.err()).contains("--participant x:").contains("not a PostgreSQL, MariaDB");
   }
