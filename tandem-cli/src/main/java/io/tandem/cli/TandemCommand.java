@@ -15,6 +15,7 @@ import picocli.CommandLine.Command;
       MigrateCommand.class,
       RelayCommand.class,
       BenchCommand.class,
+      CompareCommand.class,
       DrillCommand.class,
       OutboxCommand.class,
       InboxCommand.class,

@@ -96,7 +96,12 @@ final class XaDrill {
       for (Round round : ROUNDS) {
         JvmProcess doomed =
             process(
-                dir, accounts, ledger, node, "coordinator-" + round.point(), transfers,
+                dir,
+                accounts,
+                ledger,
+                node,
+                "coordinator-" + round.point(),
+                transfers,
                 Faults.point(round.point(), "kill", KILL_AT));
         boolean fired =
             Faults.diedAtItsFault(
@@ -115,8 +120,7 @@ final class XaDrill {
         JvmProcess next =
             process(dir, accounts, ledger, node, "coordinator-after-" + round.point(), 5, null);
         boolean settled =
-            Scenario.await(
-                () -> inDoubt(accounts, ledger, node) == 0, settings.timeout());
+            Scenario.await(() -> inDoubt(accounts, ledger, node) == 0, settings.timeout());
         long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killedAt);
         recoveryMs = Math.max(recoveryMs, settled ? ms : -1);
         if (next.awaitExit(Duration.ofSeconds(120)) != 0) {
