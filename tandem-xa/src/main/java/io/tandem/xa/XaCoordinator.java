@@ -11,7 +11,6 @@ import io.tandem.xa.internal.XaCounters;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Clock;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -345,10 +344,5 @@ public final class XaCoordinator implements AutoCloseable {
       }
       return new XaCoordinator(this);
     }
-  }
-
-  /** For tests and tools: how long an undecided branch waits before recovery presumes abort. */
-  Duration presumeAbortAfter() {
-    return context.settings().presumeAbortAfter();
   }
 }

@@ -30,6 +30,8 @@ import org.slf4j.LoggerFactory;
 public final class TwoPhaseCommit implements XaTransaction {
   private static final Logger log = LoggerFactory.getLogger(TwoPhaseCommit.class);
 
+  private static final String ONE_PHASE = "the one-phase commit of ";
+
   private final CoordinatorContext context;
   private final GlobalTransactionId id;
   private final Map<String, Branch> branches = new LinkedHashMap<>();
@@ -98,7 +100,7 @@ public final class TwoPhaseCommit implements XaTransaction {
         writer.wakeOutboxRelays(context.settings().connectionTimeout());
         return outcome;
       }
-      throw failure(outcome, "the one-phase commit of " + writer.xid(), writer.failure());
+      throw failure(outcome, ONE_PHASE + writer.xid(), writer.failure());
     } finally {
       all.forEach(Branch::release);
       context.inFlight().remove(id);
@@ -230,8 +232,11 @@ public final class TwoPhaseCommit implements XaTransaction {
               "outcome unknown, "
                   + what
                   + reason
-                  + "; recovery decides from the decision log (committed if the decision became"
-                  + " durable, else rolled back)",
+                  + (what.startsWith(ONE_PHASE)
+                      ? "; a one-phase commit leaves nothing prepared: look at the participant's"
+                          + " data to tell whether it committed"
+                      : "; recovery decides from the decision log (committed if the decision"
+                          + " became durable, else rolled back)"),
               id,
               described,
               cause);
