@@ -213,14 +213,15 @@ final class XaCommand extends CommandGroup {
     @Option(
         names = "--operator",
         defaultValue = "${env:USER}",
-        description = "Who resolves, recorded (default: $USER).")
+        description = "Who resolves, recorded (default: $USER, else the system's user name).")
     String operator;
 
     @Override
     public Integer call() throws Exception {
       GlobalTransactionId id = GlobalTransactionId.parse(xid);
       XaDecision decision = action.commit ? XaDecision.COMMIT : XaDecision.ROLLBACK;
-      String who = operator == null || operator.isBlank() ? "unknown" : operator;
+      String who =
+          operator != null && !operator.isBlank() ? operator : System.getProperty("user.name");
       if (!yes) {
         String answer =
             terminal.ask(

@@ -210,7 +210,8 @@ class XaCommandTest {
     assertThat(foreign.err()).contains("not a Tandem transaction id");
 
     Cli nothing =
-        Cli.run(args("xa", "resolve", NODE + "/" + UUID.randomUUID(), "--commit", "--yes"));
+        Cli.run(
+            args("xa", "resolve", NODE + "/" + io.tandem.core.EventId.next(), "--commit", "--yes"));
     assertThat(nothing.status()).isEqualTo(2);
     assertThat(nothing.err()).contains("no participant given has a prepared branch");
   }

@@ -16,7 +16,7 @@ import java.util.regex.Pattern;
  * <p>Immutable and thread-safe.
  *
  * @param nodeId the coordinator's node id ({@link XaSettings#nodeId()})
- * @param uuid a version 7 UUID, unique per transaction
+ * @param uuid a version 7 UUID, unique per transaction (anything else is refused)
  */
 public record GlobalTransactionId(String nodeId, UUID uuid) {
   /** The most characters a node id may have: the gtrid must fit MySQL's and MariaDB's 64 bytes. */
@@ -27,6 +27,12 @@ public record GlobalTransactionId(String nodeId, UUID uuid) {
   public GlobalTransactionId {
     checkNodeId(nodeId, "nodeId");
     Objects.requireNonNull(uuid, "uuid");
+    if (!EventId.isVersion7(uuid)) {
+      throw new IllegalArgumentException(
+          "'"
+              + uuid
+              + "' is not a version 7 UUID: Tandem's transaction ids carry their begin time");
+    }
   }
 
   /** A new id for {@code nodeId}, from the shared UUIDv7 generator. */

@@ -50,8 +50,21 @@ class TandemXidTest {
   }
 
   @Test
+  void aTandemShapedXidWithoutAUuidV7IsForeign() {
+    String g = "manual-1/" + UUID.randomUUID(); // version 4
+    assertThat(
+            TandemXid.from(
+                TandemXid.FORMAT_ID,
+                g.getBytes(StandardCharsets.US_ASCII),
+                "ledger".getBytes(StandardCharsets.US_ASCII)))
+        .isEmpty();
+    assertThatThrownBy(() -> GlobalTransactionId.parse(g))
+        .hasMessageContaining("not a version 7 UUID");
+  }
+
+  @Test
   void aGlobalIdParsesAsItPrints() {
-    GlobalTransactionId id = new GlobalTransactionId("n1", UUID.randomUUID());
+    GlobalTransactionId id = new GlobalTransactionId("n1", io.tandem.core.EventId.next());
     assertThat(GlobalTransactionId.parse(id.toString())).isEqualTo(id);
     assertThatThrownBy(() -> GlobalTransactionId.parse("1413762353_YQ==_Yg=="))
         .hasMessageContaining("not a Tandem transaction id");
