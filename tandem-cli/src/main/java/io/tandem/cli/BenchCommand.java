@@ -6,6 +6,8 @@ import io.tandem.bench.RelayBenchReport;
 import io.tandem.bench.RelayBenchmark;
 import io.tandem.bench.SagaBenchReport;
 import io.tandem.bench.SagaBenchmark;
+import io.tandem.bench.XaBenchReport;
+import io.tandem.bench.XaBenchmark;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -16,7 +18,12 @@ import picocli.CommandLine.Option;
     name = "bench",
     mixinStandardHelpOptions = true,
     description = "Benchmarks (see BENCHMARKS.md).",
-    subcommands = {BenchCommand.Relay.class, BenchCommand.Consumer.class, BenchCommand.Saga.class})
+    subcommands = {
+      BenchCommand.Relay.class,
+      BenchCommand.Consumer.class,
+      BenchCommand.Saga.class,
+      BenchCommand.Xa.class
+    })
 final class BenchCommand implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
@@ -175,6 +182,55 @@ final class BenchCommand implements Runnable {
               .run();
       System.out.print(json ? report.toJson() + System.lineSeparator() : report.toTable());
       return 0;
+    }
+  }
+
+  @Command(
+      name = "xa",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Two-phase transfers (debit on PostgreSQL, credit on MariaDB, one XA branch each)",
+        "against the bound of the same transfers as two local commits, same databases, same",
+        "threads, one run: transfers/s, ratio, p50/p99. Uses --jdbc-url (or TANDEM_JDBC_URL;",
+        "it needs max_prepared_transactions > 0), else an embedded PostgreSQL with fsync on,",
+        "and --mariadb-url (or TANDEM_MARIADB_URL, else 127.0.0.1:3306)."
+      })
+  static final class Xa implements Callable<Integer> {
+    @Option(
+        names = "--transfers",
+        defaultValue = "10000",
+        description = "Transfers in each measured run (default: ${DEFAULT-VALUE}).")
+    int transfers;
+
+    @Option(
+        names = "--concurrency",
+        defaultValue = "8",
+        description = "Threads running transfers at once (default: ${DEFAULT-VALUE}).")
+    int concurrency;
+
+    @Option(names = "--json", description = "Print one JSON object.")
+    boolean json;
+
+    @Option(
+        names = "--jdbc-url",
+        defaultValue = "${env:TANDEM_JDBC_URL}",
+        description = "PostgreSQL server (the benchmark creates and drops its own databases).")
+    String jdbcUrl;
+
+    @Option(
+        names = "--mariadb-url",
+        defaultValue = "${env:TANDEM_MARIADB_URL}",
+        description = "MariaDB server (the benchmark creates and drops its own databases).")
+    String mariadbUrl;
+
+    @Override
+    public Integer call() throws Exception {
+      XaBenchReport report =
+          new XaBenchmark(
+                  transfers, concurrency, Relay.blank(jdbcUrl), Relay.blank(mariadbUrl), System.err)
+              .run();
+      System.out.print(json ? report.toJson() + System.lineSeparator() : report.toTable());
+      return report.moneyConserved() ? 0 : 1;
     }
   }
 }

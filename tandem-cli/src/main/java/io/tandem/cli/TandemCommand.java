@@ -9,17 +9,19 @@ import picocli.CommandLine.Command;
     name = "tandem",
     mixinStandardHelpOptions = true,
     version = "tandem 0.1.0-SNAPSHOT",
-    description = "Changes that land in more than one system: outbox, relay, inbox, sagas.",
+    description = "Changes that land in more than one system: outbox, relay, inbox, sagas, 2PC.",
     subcommands = {
       DemoCommand.class,
       MigrateCommand.class,
       RelayCommand.class,
       BenchCommand.class,
+      CompareCommand.class,
       DrillCommand.class,
       OutboxCommand.class,
       InboxCommand.class,
       SagaCommand.class,
       TrailCommand.class,
+      XaCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class TandemCommand implements Runnable {

@@ -57,7 +57,10 @@ public final class ConfiguredFaults implements FaultInjector {
           RELAY_AFTER_CLAIM,
           RELAY_AFTER_ACK,
           CONSUMER_AFTER_COMMIT,
-          ORCHESTRATOR_AFTER_STEP);
+          ORCHESTRATOR_AFTER_STEP,
+          XA_AFTER_PREPARE,
+          XA_AFTER_DECISION,
+          XA_MID_PHASE_TWO);
 
   private final Map<String, Rule> rules;
 

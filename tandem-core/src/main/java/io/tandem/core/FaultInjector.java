@@ -26,6 +26,15 @@ public interface FaultInjector {
   /** A saga orchestrator committed a step's transition (and the next command) and goes on. */
   String ORCHESTRATOR_AFTER_STEP = "orchestrator.after-step";
 
+  /** A two-phase coordinator prepared every branch and has not logged its decision yet. */
+  String XA_AFTER_PREPARE = "xa.after-prepare";
+
+  /** A two-phase coordinator logged its commit decision and has not begun phase 2. */
+  String XA_AFTER_DECISION = "xa.after-decision";
+
+  /** A two-phase coordinator committed its first branch in phase 2, not the others yet. */
+  String XA_MID_PHASE_TWO = "xa.mid-phase-two";
+
   /** Injects nothing. */
   FaultInjector NONE = point -> {};
 

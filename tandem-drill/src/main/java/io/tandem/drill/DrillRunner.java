@@ -64,6 +64,10 @@ public final class DrillRunner {
         "an orchestrator dies mid-saga; another resumes its sagas",
         (env, n) -> new SagaDrill(env).run(n));
     add(
+        "coordinator-crash",
+        "a two-phase coordinator dies after prepare, after its decision and mid phase 2",
+        (env, n) -> new XaDrill(env).run(n));
+    add(
         "database-restart",
         "the service database crashes under load and restarts",
         (env, n) -> new Drills(env).databaseRestart(n));

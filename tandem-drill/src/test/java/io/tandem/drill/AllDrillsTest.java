@@ -24,7 +24,7 @@ class AllDrillsTest {
     DrillReport report = DrillRunner.run(List.of("all"), settings, System.out);
     report.printTable(System.out);
 
-    assertThat(report.drills()).hasSize(10);
+    assertThat(report.drills()).hasSize(11);
     for (DrillResult d : report.drills()) {
       if (d.name().equals("cdc-stopped")) {
         assertThat(d.result()).isEqualTo(DrillResult.Verdict.NOT_AVAILABLE);
@@ -42,7 +42,7 @@ class AllDrillsTest {
     assertThat(result(report, "relay-crash-after-ack").duplicatesDelivered()).isPositive();
     assertThat(result(report, "duplicate-delivery").duplicatesDelivered()).isPositive();
     assertThat(result(report, "consumer-crash-after-commit").duplicatesDelivered()).isPositive();
-    assertThat(report.passed()).isEqualTo(9);
+    assertThat(report.passed()).isEqualTo(10);
     assertThat(report.failed()).isZero();
   }
 

@@ -76,8 +76,8 @@ class DrillReportTest {
 
   @Test
   void namesResolveInCatalogOrderAndUnknownOnesAreRefused() {
-    assertThat(DrillRunner.resolve(List.of())).hasSize(10).startsWith("service-crash-after-commit");
-    assertThat(DrillRunner.resolve(List.of("all"))).hasSize(10);
+    assertThat(DrillRunner.resolve(List.of())).hasSize(11).startsWith("service-crash-after-commit");
+    assertThat(DrillRunner.resolve(List.of("all"))).hasSize(11);
     assertThat(DrillRunner.resolve(List.of("out-of-order", "relay-crash-after-ack")))
         .containsExactly("relay-crash-after-ack", "out-of-order");
     assertThatThrownBy(() -> DrillRunner.resolve(List.of("relay-crash")))

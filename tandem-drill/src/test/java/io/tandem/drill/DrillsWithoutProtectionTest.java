@@ -80,6 +80,13 @@ class DrillsWithoutProtectionTest {
   }
 
   @Test
+  void coordinatorCrashWithoutRecoveryLeavesBranchesInDoubt() {
+    DrillResult d = failed("coordinator-crash");
+    assertThat(d.lost()).isPositive();
+    assertThat(d.detail()).anyMatch(l -> l.contains("left in doubt"));
+  }
+
+  @Test
   void databaseRestartWithAsynchronousCommitLosesAcknowledgedCommits() {
     assertThat(failed("database-restart").lost()).isPositive();
   }

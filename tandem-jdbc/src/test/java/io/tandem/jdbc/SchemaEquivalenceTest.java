@@ -37,7 +37,9 @@ class SchemaEquivalenceTest {
           "tandem_dead_letter",
           "tandem_saga",
           "tandem_saga_step",
-          "tandem_saga_participation");
+          "tandem_saga_participation",
+          "tandem_xa_decision",
+          "tandem_xa_resolution");
 
   private static final String POSTGRES_COLUMNS =
       """
