@@ -51,6 +51,15 @@ abstract class OutboxDatabase implements AutoCloseable {
   /** An SQL expression: a new random UUID, of the event_id column's type. */
   abstract String randomUuid();
 
+  /** Whether this is PostgreSQL (else MariaDB). */
+  abstract boolean isPostgres();
+
+  /** {@code text} as an SQL string literal, whatever characters it holds. */
+  String literal(String text) {
+    String quoted = text.replace("'", "''");
+    return "'" + (isPostgres() ? quoted : quoted.replace("\\", "\\\\")) + "'";
+  }
+
   long count(String sql) {
     try (Connection c = dataSource.getConnection();
         Statement s = c.createStatement();
@@ -110,6 +119,11 @@ abstract class OutboxDatabase implements AutoCloseable {
     String randomUuid() {
       return "gen_random_uuid()";
     }
+
+    @Override
+    boolean isPostgres() {
+      return true;
+    }
   }
 
   private static final class MariaDb extends OutboxDatabase {
@@ -148,6 +162,11 @@ abstract class OutboxDatabase implements AutoCloseable {
     @Override
     String randomUuid() {
       return "UUID()";
+    }
+
+    @Override
+    boolean isPostgres() {
+      return false;
     }
   }
 }
