@@ -58,6 +58,6 @@ class MariaDbDialectTest extends DialectTest {
 
   @Override
   int expectedMigrations() {
-    return 6;
+    return 7;
   }
 }

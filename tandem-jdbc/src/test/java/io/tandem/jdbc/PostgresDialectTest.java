@@ -16,6 +16,6 @@ class PostgresDialectTest extends DialectTest {
 
   @Override
   int expectedMigrations() {
-    return 8;
+    return 9;
   }
 }

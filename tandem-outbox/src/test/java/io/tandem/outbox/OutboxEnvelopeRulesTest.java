@@ -25,7 +25,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class OutboxEnvelopeRulesTest {
-  private static final String TRACEPARENT = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+  private static final String TRACEPARENT =
+      "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
 
   OutboxDatabase db;
 
@@ -115,10 +116,8 @@ abstract class OutboxEnvelopeRulesTest {
       all.add(v("NAME_CONTROL_CHARACTERS", name, "o-1\n", NAMES + "without_control_characters"));
       all.add(v("NAME_SURROUNDING_SPACE", name, " o-1", NAMES + "without_surrounding_space"));
       all.add(v("NAME_SURROUNDING_SPACE", name, "o-1 ", NAMES + "without_surrounding_space"));
-      all.add(
-          v("NAME_SURROUNDING_SPACE", name, "o-1\u00a0", NAMES + "without_surrounding_space"));
-      all.add(
-          v("NAME_SURROUNDING_SPACE", name, "\u3000o-1", NAMES + "without_surrounding_space"));
+      all.add(v("NAME_SURROUNDING_SPACE", name, "o-1\u00a0", NAMES + "without_surrounding_space"));
+      all.add(v("NAME_SURROUNDING_SPACE", name, "\u3000o-1", NAMES + "without_surrounding_space"));
     }
     all.add(
         new Violation(
@@ -175,12 +174,7 @@ abstract class OutboxEnvelopeRulesTest {
     all.add(v("HEADER_KEY_FORMAT", "headers", "{\"tenant-id\": \"acme\"}", keys));
     all.add(v("HEADER_KEY_FORMAT", "headers", "{\"\": \"acme\"}", keys));
     all.add(v("HEADER_KEY_FORMAT", "headers", "{\"" + "k".repeat(21) + "\": \"acme\"}", keys));
-    all.add(
-        v(
-            "HEADER_KEY_FORMAT",
-            "headers",
-            "{\"tenant\": \"acme\", \"Trace\": \"x\"}",
-            keys));
+    all.add(v("HEADER_KEY_FORMAT", "headers", "{\"tenant\": \"acme\", \"Trace\": \"x\"}", keys));
     all.add(
         v(
             "HEADER_KEY_RESERVED",
@@ -211,11 +205,7 @@ abstract class OutboxEnvelopeRulesTest {
             "{\"traceparent\": \"" + TRACEPARENT.toUpperCase(java.util.Locale.ROOT) + "\"}",
             trace));
     all.add(
-        v(
-            "TRACEPARENT_FORMAT",
-            "headers",
-            "{\"traceparent\": \"" + TRACEPARENT + "\\n\"}",
-            trace));
+        v("TRACEPARENT_FORMAT", "headers", "{\"traceparent\": \"" + TRACEPARENT + "\\n\"}", trace));
     all.add(
         v(
             "HEADERS_SIZE",
@@ -314,7 +304,8 @@ abstract class OutboxEnvelopeRulesTest {
       throws SQLException {
     db.execute(insert("good-before", null, null));
     String bad = insert("bad", violation.column(), violation.value().apply(db));
-    String expected = db.isPostgres() ? violation.refusedOnPostgres() : violation.refusedOnMariaDb();
+    String expected =
+        db.isPostgres() ? violation.refusedOnPostgres() : violation.refusedOnMariaDb();
     Throwable refused = null;
     try {
       db.execute(bad);
@@ -329,7 +320,9 @@ abstract class OutboxEnvelopeRulesTest {
         .as("the good rows around the bad one are published")
         .contains("good-before", "good-after");
     if (expected != null) {
-      assertThat(refused).as("refused at insert: %s", bad.substring(0, Math.min(bad.length(), 300))).isNotNull();
+      assertThat(refused)
+          .as("refused at insert: %s", bad.substring(0, Math.min(bad.length(), 300)))
+          .isNotNull();
       assertThat(refused.getMessage()).contains(expected);
       assertThat(db.count("SELECT count(*) FROM tandem_outbox WHERE published_at IS NULL"))
           .isZero();
