@@ -244,8 +244,10 @@ public final class Event {
 
     /**
      * A payload read back from a store that only holds valid JSON (the outbox's {@code jsonb} or
-     * {@code JSON_VALID}-checked column): the size limit still applies, the JSON parse is skipped.
-     * For application code, use {@link #payload(String)}.
+     * {@code JSON_VALID}-checked column): the size limit still applies, and the JSON parse is
+     * skipped for a payload too short to break the JSON reader's limits (1,000 characters: a longer
+     * one is parsed, since a database's JSON can hold a number of more digits, or a deeper nesting,
+     * than the reader accepts). For application code, use {@link #payload(String)}.
      */
     public Builder storedPayload(String json) {
       this.payload = json;
@@ -413,7 +415,7 @@ public final class Event {
                 + " bytes; publish a reference to the data instead, or raise "
                 + "EventLimits.maxPayloadBytes");
       }
-      if (payloadValidated) {
+      if (payloadValidated && payload.length() <= Json.LONGEST_ALWAYS_WITHIN_LIMITS) {
         return;
       }
       try {

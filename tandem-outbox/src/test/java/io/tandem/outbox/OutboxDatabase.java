@@ -18,19 +18,33 @@ abstract class OutboxDatabase implements AutoCloseable {
   final IsolatedDatabase database;
   final DataSource dataSource;
 
-  private OutboxDatabase(IsolatedDatabase database) {
+  private OutboxDatabase(IsolatedDatabase database, String version) {
     this.database = database;
     this.dataSource = database.dataSource();
-    Migrations.migrate(dataSource);
+    if (version == null) {
+      Migrations.migrate(dataSource);
+    } else {
+      Migrations.migrateTo(dataSource, version);
+    }
   }
 
   static OutboxDatabase postgres(String prefix) {
-    return new Postgres(TestInfrastructure.postgres().createDatabase(prefix));
+    return postgres(prefix, null);
+  }
+
+  /** A database whose schema stops at migration {@code version} (null: all of them). */
+  static OutboxDatabase postgres(String prefix, String version) {
+    return new Postgres(TestInfrastructure.postgres().createDatabase(prefix), version);
   }
 
   /** Skips the calling test class when no MariaDB answers. */
   static OutboxDatabase mariadb(String prefix) {
-    return new MariaDb(TestInfrastructure.mariadb().createDatabase(prefix));
+    return mariadb(prefix, null);
+  }
+
+  /** A database whose schema stops at migration {@code version} (null: all of them). */
+  static OutboxDatabase mariadb(String prefix, String version) {
+    return new MariaDb(TestInfrastructure.mariadb().createDatabase(prefix), version);
   }
 
   /** Deletes every outbox row, unpublished ones included, which the guard trigger refuses. */
@@ -84,8 +98,8 @@ abstract class OutboxDatabase implements AutoCloseable {
   }
 
   private static final class Postgres extends OutboxDatabase {
-    Postgres(IsolatedDatabase database) {
-      super(database);
+    Postgres(IsolatedDatabase database, String version) {
+      super(database, version);
     }
 
     @Override
@@ -127,8 +141,8 @@ abstract class OutboxDatabase implements AutoCloseable {
   }
 
   private static final class MariaDb extends OutboxDatabase {
-    MariaDb(IsolatedDatabase database) {
-      super(database);
+    MariaDb(IsolatedDatabase database, String version) {
+      super(database, version);
     }
 
     @Override

@@ -2,7 +2,12 @@ package io.tandem.outbox;
 
 class PostgresOutboxEnvelopeRulesTest extends OutboxEnvelopeRulesTest {
   @Override
-  OutboxDatabase openDatabase(String prefix) {
-    return OutboxDatabase.postgres(prefix);
+  OutboxDatabase openDatabase(String prefix, String version) {
+    return OutboxDatabase.postgres(prefix, version);
+  }
+
+  @Override
+  String lastVersionWithoutTheRules() {
+    return "8";
   }
 }
