@@ -42,7 +42,14 @@ public final class ErrorSummary {
       root = root.getCause();
     }
     if (root != error) {
-      summary.append(" (cause ").append(describe(root)).append(')');
+      String rootMessage = root.getMessage();
+      boolean repeated =
+          rootMessage != null && String.valueOf(error.getMessage()).contains(rootMessage.strip());
+      // A wrapper that quotes its cause's message already: name the cause's class only.
+      summary
+          .append(" (cause ")
+          .append(repeated ? root.getClass().getSimpleName() : describe(root))
+          .append(')');
     }
     return shorten(summary.toString(), MAX_LENGTH);
   }

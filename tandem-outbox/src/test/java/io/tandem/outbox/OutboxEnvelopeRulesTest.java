@@ -379,6 +379,82 @@ abstract class OutboxEnvelopeRulesTest {
     return reasons;
   }
 
+  /**
+   * The database and Java agree on every white-space and control character, and on their neighbours
+   * that are neither: in a name at either end, in a name's middle, and as a whole header value.
+   */
+  @Test
+  void theDatabaseAndJavaAgreeOnEveryWhiteSpaceAndControlCharacter() throws SQLException {
+    List<Integer> characters = new ArrayList<>();
+    for (int c = 1; c <= 0x3000; c++) {
+      if (EventRule.isWhiteSpace(c) || EventRule.isControl(c)) {
+        characters.add(c);
+      }
+    }
+    characters.addAll(List.of(0x41, 0xA1, 0x180E, 0x200B, 0x2060, 0x3001, 0xFEFF, 0x1F600));
+    try (Connection connection = db.dataSource.getConnection()) {
+      connection.setAutoCommit(false);
+      for (int c : characters) {
+        agreeOn(connection, c);
+      }
+    }
+  }
+
+  private void agreeOn(Connection connection, int c) throws SQLException {
+    String ch = Character.toString(c);
+    for (String name : List.of(ch + "x", "x" + ch, "x" + ch + "x")) {
+      assertAgree(
+          connection, insert(db, name, 1, null, null), javaRefuses(() -> valid(name, "{}")), name);
+    }
+    // JSON needs an escape for the characters below U+0020
+    String value = c < 0x20 ? String.format("\\u%04x", c) : ch;
+    String headers = "{\"tenant\": \"" + value + "\"}";
+    assertAgree(
+        connection,
+        insert(db, "h", 1, "headers", db.literal(headers)),
+        javaRefuses(() -> valid("h", headers)),
+        headers);
+  }
+
+  private static Event valid(String aggregateId, String headers) {
+    return Event.builder()
+        .aggregate("Order", aggregateId, 1)
+        .eventType("OrderChanged")
+        .payload("{}")
+        .headers(io.tandem.core.EventHeaders.fromJson(headers))
+        .build();
+  }
+
+  private static boolean javaRefuses(Runnable build) {
+    try {
+      build.run();
+      return false;
+    } catch (io.tandem.core.InvalidEventException e) {
+      return true;
+    }
+  }
+
+  private static void assertAgree(Connection c, String insert, boolean javaRefuses, String value)
+      throws SQLException {
+    String shown =
+        value
+            .codePoints()
+            .mapToObj(cp -> String.format("U+%04X", cp))
+            .collect(Collectors.joining(" "));
+    try (Statement s = c.createStatement()) {
+      try {
+        s.execute(insert);
+      } finally {
+        c.rollback(); // tried, never kept
+      }
+      assertThat(javaRefuses).as("the database accepts %s, Java refuses it", shown).isFalse();
+    } catch (SQLException refused) {
+      assertThat(javaRefuses)
+          .as("the database refuses %s (%s), Java accepts it", shown, refused.getMessage())
+          .isTrue();
+    }
+  }
+
   @Test
   void everyRuleOfTheEnvelopeHasViolationsInTheTable() {
     assertThat(violations().stream().map(Violation::rule).collect(Collectors.toSet()))
