@@ -354,7 +354,7 @@ public final class OutboxRelay implements AutoCloseable {
     }
     if (!pipelined) {
       publishAndRecord(read, owned);
-      return batch.rowsRead();
+      return read.size();
     }
     // A full batch means a backlog: keep reading above the cursor while it is published. A
     // partial one means the relay has caught up: the next read waits for it and starts from the
@@ -371,7 +371,7 @@ public final class OutboxRelay implements AutoCloseable {
         // logged by publish; nothing was marked, the batch is read again
       }
       drainBatches();
-      return batch.rowsRead();
+      return read.size();
     }
     cursor = batch.lastRowId();
     inFlight.add(pipeline.submit(() -> publishAndRecord(read, owned)));
