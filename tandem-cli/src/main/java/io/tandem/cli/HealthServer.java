@@ -2,7 +2,6 @@ package io.tandem.cli;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -27,8 +26,7 @@ import java.util.function.Supplier;
  */
 final class HealthServer implements AutoCloseable {
   static final int THREADS = 4;
-  private static final ObjectMapper JSON =
-      new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+  private static final ObjectMapper JSON = new ObjectMapper();
 
   private final HttpServer server;
   private final ExecutorService executor;
