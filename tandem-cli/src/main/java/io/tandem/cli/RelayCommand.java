@@ -8,8 +8,6 @@ import io.tandem.jdbc.Migrations;
 import io.tandem.outbox.OutboxMetrics;
 import io.tandem.outbox.OutboxOperations;
 import io.tandem.outbox.OutboxRelay;
-import io.tandem.outbox.OutboxStatus;
-import io.tandem.outbox.RelayStatus;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;
@@ -82,8 +80,29 @@ final class RelayCommand implements Callable<Integer> {
   @Option(
       names = "--http-host",
       defaultValue = "127.0.0.1",
-      description = "Address of the health and metrics endpoint (default: ${DEFAULT-VALUE}).")
+      description =
+          "Address of the health and metrics endpoint (default: ${DEFAULT-VALUE}); an address"
+              + " outside loopback needs --http-allow-remote.")
   String httpHost;
+
+  @Option(
+      names = "--http-allow-remote",
+      description =
+          "Allow --http-host outside loopback (the endpoint is then reachable from the network;"
+              + " a warning is printed). Require a token with --http-token-file or "
+              + HttpEndpoint.TOKEN_VARIABLE
+              + ".")
+  boolean httpAllowRemote;
+
+  @Option(
+      names = "--http-token-file",
+      paramLabel = "FILE",
+      description =
+          "File holding a bearer token that every request to the endpoint must carry"
+              + " (Authorization: Bearer <token>); default: the environment variable "
+              + HttpEndpoint.TOKEN_VARIABLE
+              + ", if set. Never on the command line.")
+  java.nio.file.Path httpTokenFile;
 
   @Option(
       names = "--http-port",
@@ -100,6 +119,7 @@ final class RelayCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     OutboxRelay.Builder builder = checkedSettings().meterRegistry(registry);
+    HttpEndpoint endpoint = httpPort < 0 ? null : httpEndpoint(System.getenv());
     CountDownLatch stopped = new CountDownLatch(1);
     try (HikariDataSource ds = database.pool("tandem-relay", 4);
         Transport broker = transport.build()) {
@@ -108,11 +128,17 @@ final class RelayCommand implements Callable<Integer> {
       }
       OutboxRelay relay = builder.dataSource(ds).transport(broker).build();
       OutboxOperations ops = OutboxOperations.create(ds);
+      if (endpoint != null) {
+        endpoint.warn(System.err);
+      }
       try (OutboxMetrics metrics = OutboxMetrics.register(registry, ops, Duration.ofSeconds(5));
           HealthServer http =
-              httpPort < 0
+              endpoint == null
                   ? null
-                  : new HealthServer(httpHost, httpPort, registry, () -> health(relay, metrics))) {
+                  : new HealthServer(
+                      endpoint,
+                      registry,
+                      () -> RelayHealthReport.of(relay.status(), metrics.lastStatus(), lease))) {
         Runtime.getRuntime()
             .addShutdownHook(
                 new Thread(
@@ -127,7 +153,12 @@ final class RelayCommand implements Callable<Integer> {
             "tandem relay %s publishing via %s%s%n",
             relay.relayId(),
             broker.name(),
-            http == null ? "" : "; health and metrics on http://" + httpHost + ":" + http.port());
+            http == null
+                ? ""
+                : "; health and metrics on http://"
+                    + (httpHost.contains(":") ? "[" + httpHost + "]" : httpHost)
+                    + ":"
+                    + http.port());
         stopped.await();
       }
     }
@@ -170,34 +201,13 @@ final class RelayCommand implements Callable<Integer> {
     }
   }
 
-  private HealthServer.Health health(OutboxRelay relay, OutboxMetrics metrics) {
-    RelayStatus s = relay.status();
-    OutboxStatus outbox = metrics.lastStatus();
-    boolean up = s.healthy(lease);
-    String json =
-        String.format(
-            Locale.ROOT,
-            "{\"status\": \"%s\", \"relay_id\": \"%s\", \"state\": \"%s\", \"owned_partitions\":"
-                + " %d, \"fair_share\": %d, \"since_last_renewal_ms\": %s, \"published\": %d,"
-                + " \"failed\": %d, \"pending\": %s, \"oldest_pending_age_ms\": %s,"
-                + " \"quarantined\": %s, \"stranded_partitions\": %s, \"last_error\": %s}",
-            up ? "UP" : "DOWN",
-            s.relayId(),
-            s.state(),
-            s.ownedPartitions().size(),
-            s.fairShare(),
-            s.sinceLastRenewal() == null ? "null" : s.sinceLastRenewal().toMillis(),
-            s.published(),
-            s.failed(),
-            outbox == null ? "null" : outbox.pending(),
-            outbox == null ? "null" : outbox.oldestPendingAge().toMillis(),
-            outbox == null ? "null" : outbox.quarantined(),
-            outbox == null ? "null" : outbox.stranded().size(),
-            s.lastError() == null ? "null" : quote(s.lastError()));
-    return new HealthServer.Health(up, json);
-  }
-
-  private static String quote(String s) {
-    return "\"" + s.replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", " ") + "\"";
+  /**
+   * The endpoint's address and token from the options and {@code env}, checked before anything
+   * connects.
+   *
+   * @throws IllegalArgumentException naming the option
+   */
+  HttpEndpoint httpEndpoint(Map<String, String> env) {
+    return HttpEndpoint.of(httpHost, httpPort, httpAllowRemote, httpTokenFile, env);
   }
 }

@@ -24,6 +24,12 @@ public enum ErrorClass {
   AUTHORIZATION(false),
   /** No destination exists for the event (unknown topic, unroutable message). */
   UNROUTABLE(false),
+  /**
+   * The outbox row does not hold a valid event (it breaks an {@link EventRule}: a row appended by
+   * plain SQL before the database checked the rule, or one the database cannot check). The relay
+   * quarantines it without publishing it; {@code last_error} says which rule.
+   */
+  INVALID_EVENT(false),
   /** A failure Tandem cannot classify; treated as permanent so that an operator looks at it. */
   UNKNOWN(false);
 

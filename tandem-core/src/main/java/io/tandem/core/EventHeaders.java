@@ -83,18 +83,38 @@ public final class EventHeaders {
 
   /**
    * Headers from their JSON form (an object of strings), as stored in the outbox's {@code headers}
-   * column; null or blank is empty.
+   * column; null or blank is empty. Every value must be a JSON string (a number is refused, not
+   * converted).
    *
-   * @throws InvalidEventException when the text is not such an object or a key is not allowed
+   * @throws InvalidEventException when the text is not such an object or a key or value is not
+   *     allowed
    */
   public static EventHeaders fromJson(String json) {
-    Map<String, String> map;
-    try {
-      map = io.tandem.core.internal.Json.readStringMap(json);
-    } catch (IllegalArgumentException e) {
-      throw new InvalidEventException("headers", e.getMessage());
+    if (json == null || json.isBlank()) {
+      return EMPTY;
     }
-    return map.isEmpty() ? EMPTY : of(map);
+    com.fasterxml.jackson.databind.JsonNode tree;
+    try {
+      tree = io.tandem.core.internal.Json.parse(json);
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new InvalidEventException(
+          EventRule.HEADERS_OBJECT, "headers", "are not JSON: " + e.getOriginalMessage());
+    }
+    if (!tree.isObject()) {
+      throw new InvalidEventException(
+          EventRule.HEADERS_OBJECT, "headers", "must be a JSON object, was " + tree.getNodeType());
+    }
+    Builder b = builder();
+    for (Map.Entry<String, com.fasterxml.jackson.databind.JsonNode> h : tree.properties()) {
+      if (!h.getValue().isTextual()) {
+        throw new InvalidEventException(
+            EventRule.HEADER_VALUE_STRING,
+            "headers",
+            "value of '" + h.getKey() + "' must be a JSON string, was " + h.getValue());
+      }
+      b.put(h.getKey(), h.getValue().textValue());
+    }
+    return b.build();
   }
 
   /** These headers as a JSON object of strings. */
@@ -168,6 +188,7 @@ public final class EventHeaders {
     public Builder put(String key, String value) {
       if (key == null || !KEY.matcher(key).matches()) {
         throw new InvalidEventException(
+            EventRule.HEADER_KEY_FORMAT,
             "headers",
             "key '"
                 + key
@@ -176,14 +197,23 @@ public final class EventHeaders {
       }
       if (RESERVED.contains(key)) {
         throw new InvalidEventException(
+            EventRule.HEADER_KEY_RESERVED,
             "headers",
             "key '" + key + "' is reserved: Tandem sets it from the envelope on every transport");
       }
-      if (value == null || value.isBlank()) {
-        throw new InvalidEventException("headers", "value of '" + key + "' must not be blank");
+      if (value == null) {
+        throw new InvalidEventException(
+            EventRule.HEADER_VALUE_STRING, "headers", "value of '" + key + "' must not be null");
+      }
+      if (EventRule.isBlank(value)) {
+        throw new InvalidEventException(
+            EventRule.HEADER_VALUE_NOT_BLANK,
+            "headers",
+            "value of '" + key + "' must not be blank");
       }
       if (key.equals(TRACEPARENT) && !TRACEPARENT_FORMAT.matcher(value).matches()) {
         throw new InvalidEventException(
+            EventRule.TRACEPARENT_FORMAT,
             "headers",
             "traceparent '"
                 + value

@@ -6,8 +6,11 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
+import java.sql.Types;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
 import java.util.Collection;
 import java.util.Locale;
 import java.util.Optional;
@@ -43,19 +46,25 @@ public interface Dialect {
 
   /**
    * Binds an instant to a timestamp parameter (such as {@code occurred_at} of {@link
-   * #outboxInsert()}). The default binds a {@link Timestamp}, exact for a {@code timestamptz}
-   * column in any JVM time zone.
+   * #outboxInsert()}). The default binds an {@link OffsetDateTime} in UTC, exact for a {@code
+   * timestamptz} column in any JVM time zone and for any date (a {@link Timestamp} would be
+   * rendered in the Julian calendar before 1582).
    */
   default void bindInstant(PreparedStatement ps, int index, Instant value) throws SQLException {
-    ps.setTimestamp(index, value == null ? null : Timestamp.from(value));
+    if (value == null) {
+      ps.setNull(index, Types.TIMESTAMP_WITH_TIMEZONE);
+    } else {
+      ps.setObject(index, OffsetDateTime.ofInstant(value, ZoneOffset.UTC));
+    }
   }
 
   /**
    * Reads a timestamp column of a Tandem table as an instant; null for SQL NULL. The counterpart of
-   * {@link #bindInstant}.
+   * {@link #bindInstant}. PostgreSQL's {@code infinity} and {@code -infinity} read as the instants
+   * of {@link OffsetDateTime#MAX} and {@link OffsetDateTime#MIN}.
    */
   default Instant readInstant(ResultSet rs, String column) throws SQLException {
-    Timestamp t = rs.getTimestamp(column);
+    OffsetDateTime t = rs.getObject(column, OffsetDateTime.class);
     return t == null ? null : t.toInstant();
   }
 

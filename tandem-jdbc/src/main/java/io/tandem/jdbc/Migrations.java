@@ -31,6 +31,25 @@ public final class Migrations {
    * @return the number of migrations applied by this call (0 when already current)
    */
   public static int migrate(DataSource dataSource) {
+    return migrate(dataSource, null);
+  }
+
+  /**
+   * Brings the schema of {@code dataSource}'s current schema up to {@code version} and no further
+   * (the number of a migration file of its database family, e.g. {@code "8"}): for a roll-out in
+   * steps, and for tests of an upgrade with rows written under an older schema.
+   *
+   * @return the number of migrations applied by this call
+   */
+  public static int migrateTo(DataSource dataSource, String version) {
+    if (version == null || !version.matches("[1-9][0-9]*")) {
+      throw new IllegalArgumentException(
+          "version must be a migration number such as \"8\", was " + version);
+    }
+    return migrate(dataSource, version);
+  }
+
+  private static int migrate(DataSource dataSource, String target) {
     Dialect dialect;
     try (Connection c = dataSource.getConnection()) {
       dialect = Dialect.of(c);
@@ -38,16 +57,18 @@ public final class Migrations {
       throw new JdbcException("cannot connect to apply Tandem's migrations", e);
     }
     try {
-      MigrateResult result =
+      var configuration =
           Flyway.configure(Migrations.class.getClassLoader())
               .dataSource(dataSource)
               .locations("classpath:db/" + dialect.name())
               .table(HISTORY_TABLE)
               .baselineOnMigrate(true)
               .baselineVersion("0")
-              .loggers("slf4j")
-              .load()
-              .migrate();
+              .loggers("slf4j");
+      if (target != null) {
+        configuration.target(target);
+      }
+      MigrateResult result = configuration.load().migrate();
       return result.migrationsExecuted;
     } catch (FlywayException e) {
       throw new TandemException("applying Tandem's schema migrations failed: " + e.getMessage(), e);

@@ -17,6 +17,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.TimeZone;
 import java.util.UUID;
 import javax.sql.DataSource;
@@ -342,35 +343,99 @@ abstract class DialectTest {
     assertThat(longs("SELECT attempts FROM tandem_outbox")).containsExactly(5L);
   }
 
+  /**
+   * The delivery columns: the only ones the relay and the operator may set. Every other column of
+   * the outbox, as the schema lists it, is an event column and must be guarded, so a column added
+   * by a later migration is guarded or this test fails.
+   */
+  private static final Set<String> DELIVERY_COLUMNS =
+      Set.of(
+          "partition_no",
+          "attempts",
+          "next_attempt_at",
+          "published_by",
+          "published_at",
+          "last_error",
+          "error_class",
+          "quarantined_at",
+          "skipped_at",
+          "skip_reason");
+
   @Test
   void everyEventColumnIsGuardedAndEveryDeliveryColumnIsFree() throws SQLException {
+    Map<String, Boolean> columns = outboxColumns(); // name -> set by the database itself
+    assertThat(columns.keySet()).as("the delivery columns exist").containsAll(DELIVERY_COLUMNS);
+    List<String> eventColumns =
+        columns.keySet().stream().filter(c -> !DELIVERY_COLUMNS.contains(c)).toList();
+    assertThat(eventColumns).contains("event_id", "payload", "headers", "occurred_at");
+
     insert(EVENT, "Order", "o-1", 1, Instant.now());
-    Map<String, String> eventColumns = new LinkedHashMap<>();
-    eventColumns.put("event_id", "'" + UUID.randomUUID() + "'");
-    eventColumns.put("aggregate_type", "'Invoice'");
-    eventColumns.put("aggregate_id", "'o-2'");
-    eventColumns.put("aggregate_version", "2");
-    eventColumns.put("event_type", "'Forged'");
-    eventColumns.put("schema_version", "2");
-    eventColumns.put("payload", "'{\"orderId\": 2}'");
-    eventColumns.put("headers", "'{\"tenant\": \"x\"}'");
-    eventColumns.put("occurred_at", "'2001-02-03 04:05:06'");
-    eventColumns.put("created_at", "'2001-02-03 04:05:06'");
-    for (Map.Entry<String, String> column : eventColumns.entrySet()) {
-      String update = "UPDATE tandem_outbox SET " + column.getKey() + " = " + column.getValue();
-      assertThatThrownBy(() -> execute(update)).as(update).hasMessageContaining("are immutable");
+    // A second row that differs in every column: its values are the edits tried on the first.
+    execute(
+        "INSERT INTO tandem_outbox (event_id, aggregate_type, aggregate_id, aggregate_version,"
+            + " event_type, schema_version, payload, headers, occurred_at, created_at)"
+            + " VALUES ('"
+            + UUID.randomUUID()
+            + "', 'Invoice', 'i-9', 7, 'Forged', 2, '{\"invoice\": 9}', '{\"tenant\": \"x\"}',"
+            + " '2001-02-03 04:05:06', '2001-02-03 04:05:06')");
+    long first = longs("SELECT min(id) FROM tandem_outbox").get(0);
+    long second = longs("SELECT max(id) FROM tandem_outbox").get(0);
+    Map<String, Object> other = new LinkedHashMap<>();
+    try (Connection c = dataSource.getConnection();
+        Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery("SELECT * FROM tandem_outbox WHERE id = " + second)) {
+      assertThat(rs.next()).isTrue();
+      for (String column : columns.keySet()) {
+        other.put(column, rs.getObject(column));
+      }
     }
-    // PostgreSQL refuses it before the guard (an identity column), MariaDB in the guard.
-    assertThatThrownBy(() -> execute("UPDATE tandem_outbox SET id = id + 1000"))
-        .isInstanceOf(SQLException.class);
+    try (Connection c = dataSource.getConnection()) {
+      for (String column : eventColumns) {
+        String update = "UPDATE tandem_outbox SET " + column + " = ? WHERE id = " + first;
+        if (columns.get(column)) {
+          // id: an identity (PostgreSQL refuses it before the guard, MariaDB in the guard)
+          assertThatThrownBy(() -> update(c, update, other.get(column)))
+              .as(update)
+              .isInstanceOf(SQLException.class);
+        } else {
+          assertThatThrownBy(() -> update(c, update, other.get(column)))
+              .as("%s (an event column, so guarded)", column)
+              .hasMessageContaining("are immutable");
+        }
+      }
+    }
+    assertThat(longs("SELECT count(*) FROM tandem_outbox WHERE aggregate_id = 'o-1'"))
+        .containsExactly(1L);
     // The same statement in the relay's and the operator's shape: delivery columns only.
     execute(
         "UPDATE tandem_outbox SET published_at = occurred_at, published_by = 'r1', attempts = 1,"
             + " next_attempt_at = occurred_at, last_error = 'x', error_class = 'TIMEOUT',"
-            + " quarantined_at = NULL");
-    assertThat(longs("SELECT attempts FROM tandem_outbox")).containsExactly(1L);
+            + " quarantined_at = NULL, skipped_at = occurred_at, skip_reason = 'r'");
+    assertThat(longs("SELECT attempts FROM tandem_outbox")).containsOnly(1L);
     // An event column set to its own value is no edit.
     execute("UPDATE tandem_outbox SET event_type = event_type, payload = payload");
+  }
+
+  /** The outbox's columns as the schema lists them, each with whether the database sets it. */
+  private Map<String, Boolean> outboxColumns() throws SQLException {
+    boolean postgres = dialect instanceof PostgresDialect;
+    String sql =
+        postgres
+            ? "SELECT column_name, is_identity = 'YES' OR is_generated = 'ALWAYS'"
+                + " FROM information_schema.columns"
+                + " WHERE table_schema = current_schema() AND table_name = 'tandem_outbox'"
+            : "SELECT column_name, extra LIKE '%auto_increment%' OR is_generated = 'ALWAYS'"
+                + " FROM information_schema.columns"
+                + " WHERE table_schema = DATABASE() AND table_name = 'tandem_outbox'";
+    Map<String, Boolean> columns = new LinkedHashMap<>();
+    try (Connection c = dataSource.getConnection();
+        Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery(sql)) {
+      while (rs.next()) {
+        columns.put(rs.getString(1).toLowerCase(Locale.ROOT), rs.getBoolean(2));
+      }
+    }
+    return columns;
   }
 
   private int markPublished(

@@ -9,6 +9,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
@@ -129,7 +130,26 @@ class SchemaEquivalenceTest {
     Set<String> maria = constraints(mariadb.dataSource(), "DATABASE()");
     pg.removeIf(name -> name.endsWith("_pkey")); // MariaDB names every primary key PRIMARY
     assertThat(pg).isNotEmpty();
-    assertThat(maria).containsAll(pg);
+    // MariaDB's CHECKs cannot loop over a JSON object: its insert trigger says these two rules,
+    // and its errors start with the same names.
+    Set<String> byTrigger =
+        Set.of(
+            "tandem_outbox.tandem_outbox_header_values_strings",
+            "tandem_outbox.tandem_outbox_header_values_not_blank");
+    assertThat(pg).containsAll(byTrigger);
+    assertThat(maria).containsAll(pg.stream().filter(n -> !byTrigger.contains(n)).toList());
+    try (Connection c = mariadb.dataSource().getConnection();
+        Statement s = c.createStatement();
+        ResultSet rs =
+            s.executeQuery(
+                "SELECT action_statement FROM information_schema.triggers"
+                    + " WHERE trigger_schema = DATABASE()"
+                    + " AND trigger_name = 'tandem_outbox_check_headers'")) {
+      assertThat(rs.next()).as("MariaDB's header trigger").isTrue();
+      for (String rule : byTrigger) {
+        assertThat(rs.getString(1)).contains(rule.substring("tandem_outbox.".length()) + ":");
+      }
+    }
     assertThat(maria)
         .as("what MariaDB checks that PostgreSQL's types enforce")
         .contains(

@@ -5,6 +5,7 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.tandem.core.ErrorSummary;
 import io.tandem.core.FaultInjector;
 import io.tandem.core.PublishException;
 import io.tandem.core.RetryPolicy;
@@ -12,11 +13,14 @@ import io.tandem.core.spi.PublishOutcome;
 import io.tandem.core.spi.Transport;
 import io.tandem.jdbc.Dialect;
 import io.tandem.jdbc.InsertNotifications;
+import io.tandem.outbox.internal.ClaimedBatch;
 import io.tandem.outbox.internal.ClaimedEvent;
 import io.tandem.outbox.internal.OutboxStore;
 import io.tandem.outbox.internal.OwnedPartitions;
 import io.tandem.outbox.internal.PartitionLeases;
+import io.tandem.outbox.internal.RelayHealth;
 import io.tandem.outbox.internal.RetryLooks;
+import io.tandem.outbox.internal.UndecodableRows;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -96,6 +100,9 @@ public final class OutboxRelay implements AutoCloseable {
   /** Default pause between the cycles of a busy relay, in milliseconds. */
   public static final long DEFAULT_LINGER_WHEN_BUSY_MILLIS = 5;
 
+  /** Default number of failed cycles in a row after which the relay reports itself unhealthy. */
+  public static final int DEFAULT_UNHEALTHY_AFTER_FAILED_CYCLES = 3;
+
   private static final Logger log = LoggerFactory.getLogger(OutboxRelay.class);
   private static final Duration ERROR_PAUSE = Duration.ofSeconds(1);
 
@@ -125,6 +132,8 @@ public final class OutboxRelay implements AutoCloseable {
   private final ThreadFactory threadFactory;
 
   private final MeterRegistry meters;
+  private final RelayHealth health;
+  private final UndecodableRows undecodableRows;
   private final Counter publishedCounter;
   private final Timer batchTimer;
   private final AtomicLong published = new AtomicLong();
@@ -183,6 +192,8 @@ public final class OutboxRelay implements AutoCloseable {
     this.faults = b.faults;
     this.threadFactory = b.threadFactory;
     this.meters = b.meters;
+    this.health = new RelayHealth(b.relayId, b.unhealthyAfter, b.meters);
+    this.undecodableRows = new UndecodableRows(store, b.relayId, b.meters);
     this.publishedCounter =
         Counter.builder("tandem.relay.published")
             .description("Events acknowledged by the broker and marked published")
@@ -210,6 +221,10 @@ public final class OutboxRelay implements AutoCloseable {
             });
     Gauge.builder("tandem.relay.partitions.owned", leases, l -> l.owned().size())
         .description("Partitions this relay holds a lease on")
+        .tag("relay", relayId)
+        .register(meters);
+    Gauge.builder("tandem.relay.healthy", this, r -> r.status().healthy(r.lease) ? 1 : 0)
+        .description("1 while the relay runs, renews its leases and its cycles work, else 0")
         .tag("relay", relayId)
         .register(meters);
   }
@@ -259,7 +274,15 @@ public final class OutboxRelay implements AutoCloseable {
           "relay " + relayId + " runs on its own thread; runOnce() is for a relay not started");
     }
     drain();
-    return Math.max(0, cycle(false));
+    try {
+      return Math.max(0, cycle(false));
+    } catch (FaultInjector.SimulatedCrash crash) {
+      throw crash;
+    } catch (RuntimeException e) {
+      lastError = ErrorSummary.of(e);
+      health.cycleFailed(e);
+      throw e;
+    }
   }
 
   /**
@@ -297,28 +320,35 @@ public final class OutboxRelay implements AutoCloseable {
     long from = pipelined ? cursor : 0;
     reapRecords();
     long readStart = System.nanoTime();
-    List<ClaimedEvent> claimed = store.claim(owned, from, batchSize);
+    ClaimedBatch batch = store.claim(owned, from, batchSize);
     long readNanos = System.nanoTime() - readStart;
     if (log.isTraceEnabled()) {
       log.trace(
           "relay {}: read {} events above row {} in {} us",
           relayId,
-          claimed.size(),
+          batch.rowsRead(),
           from,
           readNanos / 1000);
     }
-    if (claimed.isEmpty()) {
+    if (batch.rowsRead() == 0) {
       if (inFlight.isEmpty()) {
+        health.cycleSucceeded();
         return 0;
       }
       drain();
       return -1;
     }
+    // Rows that are not valid events are quarantined first, so they stop no other row.
+    List<ClaimedEvent> claimed = undecodableRows.setAside(batch, owned);
     List<ClaimedEvent> read =
         unrecorded.isEmpty()
             ? claimed
             : claimed.stream().filter(c -> !unrecorded.contains(c.rowId())).toList();
     if (read.isEmpty()) {
+      if (claimed.isEmpty()) {
+        health.cycleSucceeded(); // it read only rows to quarantine, and quarantined them
+        return batch.rowsRead();
+      }
       awaitRecords(); // all it read is acknowledged and being marked: look again once marked
       return -1;
     }
@@ -329,7 +359,7 @@ public final class OutboxRelay implements AutoCloseable {
     // A full batch means a backlog: keep reading above the cursor while it is published. A
     // partial one means the relay has caught up: the next read waits for it and starts from the
     // beginning, so a row that committed late with a smaller id is never passed over for long.
-    if (claimed.size() < batchSize) {
+    if (batch.rowsRead() < batchSize) {
       // Caught up: publish on this thread (no hand-over to the pipeline, whose thread would only
       // add a wake-up to the latency), mark on the recorder thread, let the full batches finish.
       lastAcknowledged = 0;
@@ -343,12 +373,12 @@ public final class OutboxRelay implements AutoCloseable {
       drainBatches();
       return read.size();
     }
-    cursor = claimed.get(claimed.size() - 1).rowId();
+    cursor = batch.lastRowId();
     inFlight.add(pipeline.submit(() -> publishAndRecord(read, owned)));
     while (inFlight.size() >= PIPELINE_DEPTH) {
       await(inFlight.poll());
     }
-    return claimed.size(); // a full read: look again at once
+    return batch.rowsRead(); // a full read: look again at once
   }
 
   private void publishAndRecord(List<ClaimedEvent> batch, OwnedPartitions owned) {
@@ -393,7 +423,8 @@ public final class OutboxRelay implements AutoCloseable {
       throw crash;
     } catch (RuntimeException e) {
       // Nothing was marked: the batch stays unpublished and is read and published again.
-      lastError = e.getMessage();
+      lastError = ErrorSummary.of(e);
+      health.cycleFailed(e);
       log.error("relay {}: publishing a batch of {} events failed", relayId, batch.size(), e);
       throw e;
     }
@@ -405,7 +436,8 @@ public final class OutboxRelay implements AutoCloseable {
     try {
       marked = store.record(relayId, owned, acknowledged, failures);
     } catch (RuntimeException e) {
-      lastError = e.getMessage();
+      lastError = ErrorSummary.of(e);
+      health.cycleFailed(e);
       log.error(
           "relay {}: recording a batch failed; its {} acknowledged events stay unpublished and"
               + " are published again (consumers deduplicate)",
@@ -414,6 +446,7 @@ public final class OutboxRelay implements AutoCloseable {
           e);
       return;
     }
+    health.cycleSucceeded();
     published.addAndGet(marked);
     publishedCounter.increment(marked);
     failed.addAndGet(failures.size());
@@ -631,7 +664,7 @@ public final class OutboxRelay implements AutoCloseable {
       Duration next = owned.size() < leases.share() ? pollInterval : heartbeat;
       nextCoordinationNanos = now + Math.min(next.toNanos(), heartbeat.toNanos());
     } catch (RuntimeException e) {
-      lastError = e.getMessage();
+      lastError = ErrorSummary.of(e);
       log.error(
           "relay {}: cannot renew partition leases; it stops publishing when they run out and"
               + " other relays take over",
@@ -650,7 +683,8 @@ public final class OutboxRelay implements AutoCloseable {
         } catch (FaultInjector.SimulatedCrash crash) {
           throw crash;
         } catch (RuntimeException e) {
-          lastError = e.getMessage();
+          lastError = ErrorSummary.of(e);
+          health.cycleFailed(e);
           log.error("relay {}: cycle failed, pausing {} ms", relayId, ERROR_PAUSE.toMillis(), e);
           drain();
           pause(ERROR_PAUSE);
@@ -800,7 +834,10 @@ public final class OutboxRelay implements AutoCloseable {
     return failed.get();
   }
 
-  /** This instance's view of itself: partitions, last renewal, last error, counters. */
+  /**
+   * This instance's view of itself: partitions, last renewal, last error, counters, and whether its
+   * cycles keep failing ({@link RelayStatus#healthy(Duration)}).
+   */
   public RelayStatus status() {
     long renewed = lastRenewalNanos;
     OwnedPartitions owned = leases.owned();
@@ -812,7 +849,10 @@ public final class OutboxRelay implements AutoCloseable {
         renewed == 0 ? null : Duration.ofNanos(System.nanoTime() - renewed),
         lastError,
         published.get(),
-        failed.get());
+        failed.get(),
+        health.failuresInARow(),
+        health.failing(),
+        health.sinceLastGoodCycle());
   }
 
   /**
@@ -884,6 +924,7 @@ public final class OutboxRelay implements AutoCloseable {
     private Duration lingerWhenBusy = Duration.ofMillis(DEFAULT_LINGER_WHEN_BUSY_MILLIS);
     private RetryPolicy retryPolicy = RetryPolicy.DEFAULTS;
     private FaultInjector faults = FaultInjector.NONE;
+    private int unhealthyAfter = DEFAULT_UNHEALTHY_AFTER_FAILED_CYCLES;
     private ThreadFactory threadFactory;
     private MeterRegistry meters;
 
@@ -969,6 +1010,17 @@ public final class OutboxRelay implements AutoCloseable {
       return this;
     }
 
+    /**
+     * After how many failed cycles in a row (the read, the publish or the record threw: an outbox
+     * it cannot read, a transport that throws) the relay reports itself not healthy, 1 to 1,000;
+     * default {@value OutboxRelay#DEFAULT_UNHEALTHY_AFTER_FAILED_CYCLES}. A failed cycle pauses 1
+     * s; the first cycle that works makes it healthy again.
+     */
+    public Builder unhealthyAfterFailedCycles(int cycles) {
+      this.unhealthyAfter = cycles;
+      return this;
+    }
+
     /** Fault points for failure drills; default {@link FaultInjector#NONE}. */
     public Builder faultInjector(FaultInjector faults) {
       this.faults = faults;
@@ -1035,6 +1087,9 @@ public final class OutboxRelay implements AutoCloseable {
               + ") must exceed publishTimeout + heartbeatInterval ("
               + publishTimeout.plus(heartbeat)
               + "), or a partition could move to another relay while a batch is in flight");
+      require(
+          unhealthyAfter >= 1 && unhealthyAfter <= 1000,
+          "unhealthyAfterFailedCycles must be between 1 and 1000, was " + unhealthyAfter);
       Objects.requireNonNull(retryPolicy, "retryPolicy");
       Objects.requireNonNull(faults, "faultInjector");
       return this;

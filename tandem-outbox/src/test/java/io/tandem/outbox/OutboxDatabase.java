@@ -18,19 +18,33 @@ abstract class OutboxDatabase implements AutoCloseable {
   final IsolatedDatabase database;
   final DataSource dataSource;
 
-  private OutboxDatabase(IsolatedDatabase database) {
+  private OutboxDatabase(IsolatedDatabase database, String version) {
     this.database = database;
     this.dataSource = database.dataSource();
-    Migrations.migrate(dataSource);
+    if (version == null) {
+      Migrations.migrate(dataSource);
+    } else {
+      Migrations.migrateTo(dataSource, version);
+    }
   }
 
   static OutboxDatabase postgres(String prefix) {
-    return new Postgres(TestInfrastructure.postgres().createDatabase(prefix));
+    return postgres(prefix, null);
+  }
+
+  /** A database whose schema stops at migration {@code version} (null: all of them). */
+  static OutboxDatabase postgres(String prefix, String version) {
+    return new Postgres(TestInfrastructure.postgres().createDatabase(prefix), version);
   }
 
   /** Skips the calling test class when no MariaDB answers. */
   static OutboxDatabase mariadb(String prefix) {
-    return new MariaDb(TestInfrastructure.mariadb().createDatabase(prefix));
+    return mariadb(prefix, null);
+  }
+
+  /** A database whose schema stops at migration {@code version} (null: all of them). */
+  static OutboxDatabase mariadb(String prefix, String version) {
+    return new MariaDb(TestInfrastructure.mariadb().createDatabase(prefix), version);
   }
 
   /** Deletes every outbox row, unpublished ones included, which the guard trigger refuses. */
@@ -50,6 +64,15 @@ abstract class OutboxDatabase implements AutoCloseable {
 
   /** An SQL expression: a new random UUID, of the event_id column's type. */
   abstract String randomUuid();
+
+  /** Whether this is PostgreSQL (else MariaDB). */
+  abstract boolean isPostgres();
+
+  /** {@code text} as an SQL string literal, whatever characters it holds. */
+  String literal(String text) {
+    String quoted = text.replace("'", "''");
+    return "'" + (isPostgres() ? quoted : quoted.replace("\\", "\\\\")) + "'";
+  }
 
   long count(String sql) {
     try (Connection c = dataSource.getConnection();
@@ -75,8 +98,8 @@ abstract class OutboxDatabase implements AutoCloseable {
   }
 
   private static final class Postgres extends OutboxDatabase {
-    Postgres(IsolatedDatabase database) {
-      super(database);
+    Postgres(IsolatedDatabase database, String version) {
+      super(database, version);
     }
 
     @Override
@@ -110,11 +133,16 @@ abstract class OutboxDatabase implements AutoCloseable {
     String randomUuid() {
       return "gen_random_uuid()";
     }
+
+    @Override
+    boolean isPostgres() {
+      return true;
+    }
   }
 
   private static final class MariaDb extends OutboxDatabase {
-    MariaDb(IsolatedDatabase database) {
-      super(database);
+    MariaDb(IsolatedDatabase database, String version) {
+      super(database, version);
     }
 
     @Override
@@ -148,6 +176,11 @@ abstract class OutboxDatabase implements AutoCloseable {
     @Override
     String randomUuid() {
       return "UUID()";
+    }
+
+    @Override
+    boolean isPostgres() {
+      return false;
     }
   }
 }

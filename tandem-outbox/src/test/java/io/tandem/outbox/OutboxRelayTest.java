@@ -68,6 +68,9 @@ abstract class OutboxRelayTest {
   void stopRelays() {
     relays.forEach(OutboxRelay::close);
     relays.clear();
+    assertThat(transport.violations)
+        .as("publish calls with two versions of an aggregate")
+        .isEmpty();
   }
 
   @BeforeEach
@@ -323,6 +326,186 @@ abstract class OutboxRelayTest {
     assertThat(transport.acknowledged).hasSize(4);
     assertThat(fenced.publishedCount()).isZero();
     assertThat(unpublished()).isEqualTo(4);
+  }
+
+  /**
+   * A relay paused in the middle of publishing, past its lease (a GC pause, a stalled network: its
+   * transport holds the call), while a successor takes its partitions over: no version of an
+   * aggregate leaves before its predecessor was acknowledged, by either relay, and the paused
+   * relay, once it goes on, sends nothing more and marks nothing.
+   */
+  @Test
+  void aRelayPausedPastItsLeaseWhilePublishingSendsNoVersionAheadAndMarksNothing()
+      throws Exception {
+    List<Event> events = append("lease-", 3, 3);
+    List<String> journal = new java.util.concurrent.CopyOnWriteArrayList<>();
+    RecordingTransport pausedTransport = new RecordingTransport("paused", journal);
+    RecordingTransport successorTransport = new RecordingTransport("successor", journal);
+    pausedTransport.holdCalls();
+    OutboxRelay paused = shortLease("paused", pausedTransport);
+    java.util.concurrent.CompletableFuture<Integer> pausedCycle =
+        java.util.concurrent.CompletableFuture.supplyAsync(paused::runOnce);
+    try {
+      assertThat(pausedTransport.publishing.await(10, TimeUnit.SECONDS)).isTrue();
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(
+              () ->
+                  db.count(
+                          "SELECT count(*) FROM tandem_relay_partition WHERE owner = 'paused'"
+                              + " AND lease_until > "
+                              + db.now())
+                      == 0);
+
+      // It takes every partition once the paused relay's heartbeat is older than its lease.
+      OutboxRelay successor = shortLease("successor", successorTransport);
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(
+              () -> {
+                drain(successor);
+                return unpublished() == 0;
+              });
+    } finally {
+      pausedTransport.release();
+    }
+    assertThat(pausedCycle.get(10, TimeUnit.SECONDS)).isEqualTo(9);
+
+    assertThat(pausedTransport.calls)
+        .as("the paused relay sent the first round only: its lease ran out meanwhile")
+        .singleElement()
+        .satisfies(call -> assertThat(call).allMatch(e -> e.aggregateVersion() == 1));
+    assertThat(paused.publishedCount()).as("the paused relay marks nothing").isZero();
+    assertThat(db.count("SELECT count(*) FROM tandem_outbox WHERE published_by = 'successor'"))
+        .isEqualTo(events.size());
+    for (int i = 0; i < journal.size(); i++) {
+      String line = journal.get(i);
+      if (!line.startsWith("send ")) {
+        continue;
+      }
+      String sent = line.substring(line.indexOf(' ', 5) + 1); // "Order/lease-0 v2"
+      long version = Long.parseLong(sent.substring(sent.lastIndexOf('v') + 1));
+      if (version > 1) {
+        String predecessor = sent.substring(0, sent.lastIndexOf('v') + 1) + (version - 1);
+        assertThat(journal.subList(0, i))
+            .as("%s sent after an acknowledgement of %s", line, predecessor)
+            .anyMatch(l -> l.startsWith("ack ") && l.endsWith(" " + predecessor));
+      }
+    }
+  }
+
+  /** A relay on {@code transport} whose lease lasts 800 ms. */
+  private OutboxRelay shortLease(String relayId, RecordingTransport transport) {
+    return relay(relayId)
+        .transport(transport)
+        .publishTimeout(Duration.ofMillis(300))
+        .heartbeatInterval(Duration.ofMillis(200))
+        .leaseDuration(Duration.ofMillis(800))
+        .build();
+  }
+
+  /**
+   * A row that does not hold a valid event (here a number the JSON reader refuses, which no
+   * database checks) is quarantined only under its partition's epoch: a relay whose partitions
+   * moved on quarantines nothing and marks nothing; their next owner quarantines it and publishes
+   * the rest.
+   */
+  @Test
+  void aRowThatIsNotAnEventIsQuarantinedOnlyByTheOwnerOfItsPartition() throws SQLException {
+    OutboxRelay stale =
+        relay("stale")
+            .heartbeatInterval(Duration.ofSeconds(2))
+            .leaseDuration(Duration.ofSeconds(6))
+            .build();
+    assertThat(stale.runOnce()).isZero(); // takes the partitions, reads nothing
+    db.execute(
+        "UPDATE tandem_relay_partition SET owner = 'usurper', epoch = epoch + 1, lease_until = "
+            + db.fromNow(Duration.ofMinutes(1)));
+    append("before-", 2, 1);
+    db.execute(
+        "INSERT INTO tandem_outbox (event_id, aggregate_type, aggregate_id, aggregate_version,"
+            + " event_type, payload, occurred_at) VALUES ("
+            + db.randomUuid()
+            + ", 'Order', 'poison', 1, 'OrderChanged', '{\"total\": "
+            + "9".repeat(1001)
+            + "}', "
+            + db.now()
+            + ")");
+    append("poison", 1, 1, 2); // Order/poison0 v2: another aggregate
+    append("after-", 2, 1);
+
+    assertThat(stale.runOnce()).as("its leases are still valid in its own eyes").isEqualTo(5);
+    assertThat(stale.publishedCount()).isZero();
+    assertThat(db.count("SELECT count(*) FROM tandem_outbox WHERE quarantined_at IS NOT NULL"))
+        .as("the stale relay quarantined nothing")
+        .isZero();
+
+    db.execute("UPDATE tandem_relay_partition SET owner = NULL, lease_until = NULL");
+    db.execute("DELETE FROM tandem_relay_instance WHERE relay_id = 'stale'");
+    transport = new RecordingTransport();
+    OutboxRelay heir = relay("heir").build();
+    drain(heir);
+    assertThat(
+            db.count(
+                "SELECT count(*) FROM tandem_outbox WHERE aggregate_id = 'poison'"
+                    + " AND quarantined_at IS NOT NULL AND error_class = 'INVALID_EVENT'"
+                    + " AND last_error LIKE 'PAYLOAD_JSON: invalid event: payload is not valid"
+                    + " JSON: %Number%'"))
+        .isEqualTo(1);
+    assertThat(transport.acknowledged)
+        .extracting(Event::aggregateId)
+        .containsExactlyInAnyOrder("before-0", "before-1", "poison0", "after-0", "after-1");
+    assertThat(unpublished()).isEqualTo(1);
+  }
+
+  /**
+   * A relay whose cycles keep failing (here its outbox table is gone) keeps its partitions but says
+   * it is not healthy — status, metric, one ERROR — and recovers with the first cycle that works.
+   */
+  @Test
+  void aRelayWhoseCyclesKeepFailingReportsItselfNotHealthyUntilOneWorks() throws SQLException {
+    io.micrometer.core.instrument.simple.SimpleMeterRegistry meters =
+        new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+    ListAppender<ILoggingEvent> log = new ListAppender<>();
+    log.start();
+    Logger healthLogger =
+        (Logger) LoggerFactory.getLogger(io.tandem.outbox.internal.RelayHealth.class);
+    healthLogger.addAppender(log);
+    db.execute("ALTER TABLE tandem_outbox RENAME TO tandem_outbox_away");
+    try {
+      OutboxRelay relay =
+          startedOwningAll(relay("r-failing").unhealthyAfterFailedCycles(2).meterRegistry(meters));
+      await().atMost(Duration.ofSeconds(15)).until(() -> relay.status().failing());
+      RelayStatus status = relay.status();
+      assertThat(status.healthy(Duration.ofSeconds(3))).isFalse();
+      assertThat(status.failedCyclesInARow()).isGreaterThanOrEqualTo(2);
+      assertThat(status.lastError()).startsWith("JdbcException: ").doesNotContain("\n");
+      assertThat(status.ownedPartitions()).hasSize(64);
+      assertThat(meters.get("tandem.relay.healthy").gauge().value()).isZero();
+      assertThat(meters.get("tandem.relay.cycles.failing").gauge().value())
+          .isGreaterThanOrEqualTo(2);
+      assertThat(log.list)
+          .filteredOn(e -> e.getLevel() == Level.ERROR)
+          .singleElement()
+          .satisfies(
+              e -> assertThat(e.getFormattedMessage()).contains("relay r-failing is not healthy"));
+
+      db.execute("ALTER TABLE tandem_outbox_away RENAME TO tandem_outbox");
+      append("back-", 2, 1);
+      await().atMost(Duration.ofSeconds(15)).until(() -> unpublished() == 0);
+      await()
+          .atMost(Duration.ofSeconds(5))
+          .until(() -> relay.status().healthy(Duration.ofSeconds(3)));
+      assertThat(relay.status().failedCyclesInARow()).isZero();
+      assertThat(meters.get("tandem.relay.healthy").gauge().value()).isEqualTo(1);
+    } finally {
+      healthLogger.detachAppender(log);
+      try {
+        db.execute("ALTER TABLE tandem_outbox_away RENAME TO tandem_outbox");
+      } catch (SQLException renamedBackAlready) {
+        // the test got that far
+      }
+    }
   }
 
   @Test

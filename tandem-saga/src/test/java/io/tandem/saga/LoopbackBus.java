@@ -6,6 +6,7 @@ import io.tandem.core.spi.InboundMessage;
 import io.tandem.core.spi.PublishOutcome;
 import io.tandem.core.spi.Transport;
 import io.tandem.inbox.InboxProcessor;
+import io.tandem.testkit.TestEvents;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -42,6 +43,12 @@ final class LoopbackBus implements Transport {
 
   @Override
   public List<PublishOutcome> publish(List<Event> events, Duration timeout) {
+    // The relay sends an aggregate's next version only after the previous one's acknowledgement:
+    // delivering in list order would hide a relay that does not.
+    List<String> repeated = TestEvents.repeatedAggregates(events);
+    if (!repeated.isEmpty()) {
+      throw new AssertionError("one publish call carried several versions of " + repeated);
+    }
     List<PublishOutcome> outcomes = new ArrayList<>();
     for (Event e : events) {
       if (hold.test(e)) {

@@ -21,6 +21,24 @@ public final class TestEvents {
 
   private TestEvents() {}
 
+  /**
+   * The aggregates ({@code type/id}) of which one publish call carries more than one event. A relay
+   * sends an aggregate's next version only after the previous one was acknowledged, so a test
+   * transport fails a call for which this is not empty: an in-memory transport acknowledges in list
+   * order and would hide the reordering a real broker may do within one call.
+   */
+  public static List<String> repeatedAggregates(List<Event> call) {
+    java.util.Set<String> seen = new java.util.HashSet<>();
+    List<String> repeated = new ArrayList<>();
+    for (Event e : call) {
+      String aggregate = e.aggregateType() + "/" + e.aggregateId();
+      if (!seen.add(aggregate) && !repeated.contains(aggregate)) {
+        repeated.add(aggregate);
+      }
+    }
+    return repeated;
+  }
+
   /** One event of {@code aggregateType}/{@code aggregateId} at {@code version}. */
   public static Event event(String aggregateType, String aggregateId, long version) {
     return Event.builder()

@@ -15,6 +15,22 @@ public final class Json {
   private static final TypeReference<LinkedHashMap<String, String>> STRING_MAP =
       new TypeReference<>() {};
 
+  /**
+   * The longest text that cannot break the reader's limits (a number of more digits, a deeper
+   * nesting, a longer name or string than {@code StreamReadConstraints} allows): 1,000 characters
+   * with Jackson's defaults. Valid JSON this short always parses.
+   */
+  public static final int LONGEST_ALWAYS_WITHIN_LIMITS;
+
+  static {
+    com.fasterxml.jackson.core.StreamReadConstraints limits =
+        MAPPER.getFactory().streamReadConstraints();
+    LONGEST_ALWAYS_WITHIN_LIMITS =
+        Math.min(
+            Math.min(limits.getMaxNumberLength(), limits.getMaxNestingDepth()),
+            Math.min(limits.getMaxNameLength(), limits.getMaxStringLength()));
+  }
+
   private Json() {}
 
   public static ObjectMapper mapper() {

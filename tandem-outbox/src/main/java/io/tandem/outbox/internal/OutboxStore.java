@@ -1,9 +1,6 @@
 package io.tandem.outbox.internal;
 
 import io.tandem.core.ErrorClass;
-import io.tandem.core.Event;
-import io.tandem.core.EventHeaders;
-import io.tandem.core.EventLimits;
 import io.tandem.jdbc.Dialect;
 import io.tandem.jdbc.JdbcException;
 import io.tandem.jdbc.Transactions;
@@ -16,7 +13,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.UUID;
 import javax.sql.DataSource;
 
 /**
@@ -26,63 +22,51 @@ import javax.sql.DataSource;
  */
 public final class OutboxStore {
   private static final int MAX_ERROR_LENGTH = 2000;
-  // Rows in the outbox were validated when appended; read them back without re-applying the
-  // (possibly lower) limits of this process.
-  private static final EventLimits READ_LIMITS =
-      EventLimits.builder()
-          .maxPayloadBytes(Integer.MAX_VALUE)
-          .maxHeadersBytes(Integer.MAX_VALUE)
-          .maxNameLength(Integer.MAX_VALUE)
-          .build();
 
   private final DataSource dataSource;
   private final Dialect dialect;
+  private final ClaimedRowDecoder decoder;
 
   public OutboxStore(DataSource dataSource, Dialect dialect) {
     this.dataSource = dataSource;
     this.dialect = dialect;
+    this.decoder = new ClaimedRowDecoder(dialect);
   }
 
   /**
-   * Reads up to {@code batchSize} due events of {@code partitions} with a row id above {@code
-   * cursor}, in row order.
+   * Reads up to {@code batchSize} due rows of {@code partitions} with a row id above {@code
+   * cursor}, in row order: the events, and apart the rows that do not hold a valid event.
    */
-  public List<ClaimedEvent> claim(OwnedPartitions partitions, long cursor, int batchSize) {
+  public ClaimedBatch claim(OwnedPartitions partitions, long cursor, int batchSize) {
     try (Connection c = dataSource.getConnection();
         PreparedStatement ps = c.prepareStatement(dialect.outboxClaim())) {
       dialect.bindList(c, ps, 1, partitions.epochs().keySet());
       ps.setLong(2, cursor);
       ps.setLong(3, cursor);
       ps.setInt(4, batchSize);
-      List<ClaimedEvent> claimed = new ArrayList<>(batchSize);
+      List<ClaimedEvent> events = new ArrayList<>(batchSize);
+      List<UndecodableRow> undecodable = List.of();
+      int rows = 0;
+      long last = 0;
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
-          claimed.add(read(rs));
+          ClaimedRow row = decoder.decode(rs);
+          rows++;
+          last = row.rowId();
+          if (row instanceof ClaimedEvent event) {
+            events.add(event);
+          } else {
+            if (undecodable.isEmpty()) {
+              undecodable = new ArrayList<>();
+            }
+            undecodable.add((UndecodableRow) row);
+          }
         }
       }
-      return claimed;
+      return rows == 0 ? ClaimedBatch.EMPTY : new ClaimedBatch(events, undecodable, rows, last);
     } catch (SQLException e) {
       throw new JdbcException("reading due outbox events failed", e);
     }
-  }
-
-  private ClaimedEvent read(ResultSet rs) throws SQLException {
-    Event event =
-        Event.builder()
-            .limits(READ_LIMITS)
-            .eventId(rs.getObject("event_id", UUID.class))
-            .aggregate(
-                rs.getString("aggregate_type"),
-                rs.getString("aggregate_id"),
-                rs.getLong("aggregate_version"))
-            .eventType(rs.getString("event_type"))
-            .schemaVersion(rs.getInt("schema_version"))
-            .storedPayload(rs.getString("payload"))
-            .headers(EventHeaders.fromJson(rs.getString("headers")))
-            .occurredAt(dialect.readInstant(rs, "occurred_at"))
-            .build();
-    return new ClaimedEvent(
-        rs.getLong("id"), rs.getInt("partition_no"), event, rs.getInt("attempts") + 1);
   }
 
   /**
