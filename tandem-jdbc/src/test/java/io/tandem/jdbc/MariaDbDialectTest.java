@@ -57,7 +57,7 @@ class MariaDbDialectTest extends DialectTest {
   }
 
   @Override
-  int expectedMigrations() {
-    return 7;
+  String migrationFolder() {
+    return "mariadb";
   }
 }

@@ -15,7 +15,7 @@ class PostgresDialectTest extends DialectTest {
   }
 
   @Override
-  int expectedMigrations() {
-    return 9;
+  String migrationFolder() {
+    return "postgresql";
   }
 }
