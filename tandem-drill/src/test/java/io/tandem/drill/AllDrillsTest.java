@@ -6,13 +6,16 @@ import io.tandem.testkit.TestInfrastructure;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * Every drill in its short form (300 changes, 30 saga runs, the broker down 30 s), against the test
  * PostgreSQL (the machine's when TANDEM_JDBC_URL is set) and an embedded Kafka broker of the
- * drills' own: each passes, except cdc-stopped, which this build cannot run.
+ * drills' own: each passes, except cdc-stopped, which this build cannot run. Slow (about three
+ * minutes): CI runs it, a plain {@code ./mvnw verify} leaves it out.
  */
+@Tag("slow")
 class AllDrillsTest {
 
   @Test
