@@ -70,6 +70,7 @@ public final class ConsumerRunner implements AutoCloseable {
   private final Duration gapCheckInterval;
   private final Duration closeTimeout;
   private final Duration sweepInterval;
+  private final Runnable afterApplied;
   private final Semaphore permits;
   private final List<Lane> lanes = new ArrayList<>();
   private final AtomicLong inFlight = new AtomicLong();
@@ -86,6 +87,7 @@ public final class ConsumerRunner implements AutoCloseable {
     this.gapCheckInterval = b.gapCheckInterval;
     this.closeTimeout = b.closeTimeout;
     this.sweepInterval = b.sweepInterval;
+    this.afterApplied = b.afterApplied;
     this.permits = new Semaphore(b.maxInFlight);
     for (int i = 0; i < b.concurrency; i++) {
       lanes.add(new Lane(i));
@@ -252,6 +254,14 @@ public final class ConsumerRunner implements AutoCloseable {
   }
 
   /** One worker thread and the messages of the aggregates that hash to it. */
+  private void notifyApplied() {
+    try {
+      afterApplied.run();
+    } catch (RuntimeException e) {
+      LOG.warn("consumer {}: the afterApplied callback failed", processor.consumer(), e);
+    }
+  }
+
   private final class Lane implements Runnable {
     final int index;
     final BlockingQueue<Decoded> queue = new LinkedBlockingQueue<>();
@@ -276,7 +286,9 @@ public final class ConsumerRunner implements AutoCloseable {
             continue;
           }
           try {
-            processor.process(next, () -> stopping);
+            if (processor.process(next, () -> stopping) == Outcome.APPLIED) {
+              notifyApplied();
+            }
           } catch (FaultInjector.SimulatedCrash crash) {
             LOG.warn("consumer {}: {}; the runner stops as if killed", processor.consumer(), crash);
             crashed = true;
@@ -321,6 +333,7 @@ public final class ConsumerRunner implements AutoCloseable {
     private Duration closeTimeout = DEFAULT_CLOSE_TIMEOUT;
     private Duration sweepInterval = DEFAULT_SWEEP_INTERVAL;
     private MeterRegistry meterRegistry = new SimpleMeterRegistry();
+    private Runnable afterApplied = () -> {};
 
     private Builder() {}
 
@@ -369,6 +382,18 @@ public final class ConsumerRunner implements AutoCloseable {
       return this;
     }
 
+    /**
+     * Runs on the lane's thread after each message whose handler's effect committed ({@link
+     * Outcome#APPLIED}), for example {@code relay::wakeUp} of an {@code OutboxRelay} on the same
+     * database in the same process: what the handler appended to the outbox then leaves at once
+     * instead of at the relay's next poll (MariaDB, or PostgreSQL without notifications). It must
+     * return quickly; an exception it throws is logged and changes nothing. Default: nothing.
+     */
+    public Builder afterApplied(Runnable afterApplied) {
+      this.afterApplied = afterApplied;
+      return this;
+    }
+
     /** Where the runner's gauge goes; default a private in-memory registry. */
     public Builder meterRegistry(MeterRegistry meterRegistry) {
       this.meterRegistry = meterRegistry;
@@ -386,6 +411,9 @@ public final class ConsumerRunner implements AutoCloseable {
       }
       if (processor == null) {
         throw new IllegalArgumentException("processor is required");
+      }
+      if (afterApplied == null) {
+        throw new IllegalArgumentException("afterApplied must not be null (omit it for none)");
       }
       if (concurrency < 1 || concurrency > 256) {
         throw new IllegalArgumentException(

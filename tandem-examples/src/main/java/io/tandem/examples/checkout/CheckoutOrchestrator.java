@@ -63,6 +63,7 @@ public final class CheckoutOrchestrator implements AutoCloseable {
             CheckoutSaga.REPLIES,
             topology,
             pollInterval,
+            false,
             4);
     orchestrator.startTimer();
     return new CheckoutOrchestrator(orchestrator, runtime);

@@ -121,6 +121,7 @@ public final class CheckoutSystem implements AutoCloseable {
             CheckoutSaga.ORDER,
             topology,
             postgresPoll,
+            false,
             b.concurrency));
     runtime(
         ServiceRuntime.start(
@@ -131,6 +132,7 @@ public final class CheckoutSystem implements AutoCloseable {
             CheckoutSaga.PAYMENT,
             topology,
             paymentPoll,
+            paymentOnMariaDb,
             b.concurrency));
     runtime(
         ServiceRuntime.start(
@@ -141,6 +143,7 @@ public final class CheckoutSystem implements AutoCloseable {
             CheckoutSaga.INVENTORY,
             topology,
             postgresPoll,
+            false,
             b.concurrency));
     runtime(
         ServiceRuntime.start(
@@ -151,6 +154,7 @@ public final class CheckoutSystem implements AutoCloseable {
             CheckoutSaga.SHIPPING,
             topology,
             postgresPoll,
+            false,
             b.concurrency));
     if (b.orchestratorInProcess) {
       CheckoutOrchestrator node =

@@ -7,6 +7,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Savepoint;
 import java.sql.Statement;
 import java.util.Map;
 import java.util.UUID;
@@ -180,25 +181,42 @@ public final class PaymentService {
     }
   }
 
-  /** A commutative increment; the first charge of a customer creates the account row. */
+  /**
+   * A commutative increment; the first charge of a customer creates the account row. Two first
+   * charges of one customer may race to insert it: the loser's insert waits for the winner's
+   * commit and fails on the key, so it is rolled back to a savepoint and becomes the update (no
+   * failed delivery, no retry, nothing logged).
+   */
   private static void addToAccount(Connection c, String customer, long delta) throws SQLException {
-    try (PreparedStatement ps =
-        c.prepareStatement(
-            "UPDATE checkout_account SET charged_cents = charged_cents + ? WHERE customer = ?")) {
-      ps.setLong(1, delta);
-      ps.setString(2, customer);
-      if (ps.executeUpdate() == 1) {
-        return;
-      }
+    if (incrementAccount(c, customer, delta)) {
+      return;
     }
-    // Two first charges racing here: one insert fails on the key, its transaction rolls back and
-    // the inbox processor runs it again, when the update finds the row.
+    Savepoint beforeInsert = c.setSavepoint();
     try (PreparedStatement ps =
         c.prepareStatement(
             "INSERT INTO checkout_account (customer, charged_cents) VALUES (?, ?)")) {
       ps.setString(1, customer);
       ps.setLong(2, delta);
       ps.executeUpdate();
+    } catch (SQLException e) {
+      if (e.getSQLState() == null || !e.getSQLState().startsWith("23")) {
+        throw e;
+      }
+      c.rollback(beforeInsert);
+      if (!incrementAccount(c, customer, delta)) {
+        throw e;
+      }
+    }
+  }
+
+  private static boolean incrementAccount(Connection c, String customer, long delta)
+      throws SQLException {
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "UPDATE checkout_account SET charged_cents = charged_cents + ? WHERE customer = ?")) {
+      ps.setLong(1, delta);
+      ps.setString(2, customer);
+      return ps.executeUpdate() == 1;
     }
   }
 

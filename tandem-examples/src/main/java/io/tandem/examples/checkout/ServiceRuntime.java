@@ -48,6 +48,7 @@ final class ServiceRuntime implements AutoCloseable {
       String inboundType,
       KafkaTopology topology,
       Duration pollInterval,
+      boolean wakeRelayOnApply,
       int concurrency) {
     KafkaTransport transport =
         KafkaTransport.builder()
@@ -84,6 +85,10 @@ final class ServiceRuntime implements AutoCloseable {
             .processor(processor)
             .concurrency(concurrency)
             .closeTimeout(Duration.ofSeconds(5))
+            // The handler appended its reply to this service's outbox: without notifications
+            // (MariaDB) publish it now, not at the next poll. A listening relay is woken by the
+            // database and batches under load; waking it here too would only split its batches.
+            .afterApplied(wakeRelayOnApply ? relay::wakeUp : () -> {})
             .build();
     try {
       relay.start();

@@ -31,6 +31,7 @@ import java.util.Random;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 import java.util.stream.LongStream;
 import javax.sql.DataSource;
@@ -173,6 +174,10 @@ public abstract class ConsumerRunnerContract {
   }
 
   private ConsumerRunner run(InboxProcessor processor, int concurrency) {
+    return run(processor, concurrency, () -> {});
+  }
+
+  private ConsumerRunner run(InboxProcessor processor, int concurrency, Runnable afterApplied) {
     ConsumerRunner runner =
         ConsumerRunner.builder()
             .source(source(group, aggregateType))
@@ -180,6 +185,7 @@ public abstract class ConsumerRunnerContract {
             .concurrency(concurrency)
             .maxInFlight(64)
             .closeTimeout(Duration.ofSeconds(20))
+            .afterApplied(afterApplied)
             .build();
     runners.add(runner);
     runner.start();
@@ -223,7 +229,22 @@ public abstract class ConsumerRunnerContract {
   @Test
   void duplicateDeliveriesHaveNoSecondEffect() throws Exception {
     InboxProcessor processor = processor(new AtomicBoolean()).build();
-    run(processor, 4);
+    AtomicLong callbacks = new AtomicLong();
+    List<String> beforeCommit = Collections.synchronizedList(new ArrayList<>());
+    run(
+        processor,
+        4,
+        () -> { // each call follows its own commit and every earlier one: all visible elsewhere
+          long n = callbacks.incrementAndGet();
+          try {
+            long visible = effects();
+            if (visible < n) {
+              beforeCommit.add("call " + n + " saw " + visible + " effects");
+            }
+          } catch (Exception e) {
+            beforeCommit.add(e.toString());
+          }
+        });
     List<Event> events = stream(5, 10);
 
     publish(events);
@@ -234,6 +255,9 @@ public abstract class ConsumerRunnerContract {
         .untilAsserted(() -> assertThat(processor.duplicateCount()).isEqualTo(50));
     assertThat(effects()).isEqualTo(50);
     assertEachOnceInOrder(5, 10);
+    assertThat(callbacks).as("afterApplied calls: one per applied message, none for duplicates")
+        .hasValue(50);
+    assertThat(beforeCommit).as("afterApplied ran before its commit was visible").isEmpty();
   }
 
   @Test
