@@ -206,9 +206,10 @@ public final class CheckoutDemo {
               + " its tables; they are checked below, not timed",
           millisSince(warmUpStart) / 1000.0, warmUp.size());
       say(
-          "running %d checkouts, at most %d at once (decline rate %.2f, out-of-stock rate %.2f,"
+          "running %d %s, at most %d at once (decline rate %.2f, out-of-stock rate %.2f,"
               + " shipping failure rate %.2f, orchestrator kills %d)",
           settings.checkouts(),
+          settings.checkouts() == 1 ? "checkout" : "checkouts",
           settings.inFlight(),
           settings.declineRate(),
           settings.outOfStockRate(),

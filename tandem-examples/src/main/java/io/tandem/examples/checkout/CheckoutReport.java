@@ -104,9 +104,10 @@ public record CheckoutReport(
     sb.append(
         String.format(
             Locale.ROOT,
-            "%d checkouts (%s) in %.1f s after a start-up of %.1f s: %.1f checkouts/s, each"
+            "%d %s (%s) in %.1f s after a start-up of %.1f s: %.1f checkouts/s, each"
                 + " taking %.0f ms at the median and %.0f ms at the 99th percentile%n%n",
             sagas - warmUpCheckouts,
+            sagas - warmUpCheckouts == 1 ? "checkout" : "checkouts",
             mode,
             timings.runMillis() / 1000.0,
             timings.startupMillis() / 1000.0,

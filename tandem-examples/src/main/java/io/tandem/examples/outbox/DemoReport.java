@@ -132,12 +132,16 @@ public record DemoReport(
     sb.append(
         String.format(
             Locale.ROOT,
-            "%d orders in %.1f s after a start-up of %.1f s; a measured order took %.0f ms from"
+            "%d %s in %.1f s after a start-up of %.1f s (%d of them the killed relay's batch,"
+                + " published again %.1f s after the kill); a measured order took %.0f ms from"
                 + " its commit to billing's invoice at the median, %.0f ms at the 99th"
                 + " percentile%n%n",
             committed,
+            committed == 1 ? "order" : "orders",
             timings.runMillis() / 1000.0,
             timings.startupMillis() / 1000.0,
+            crashBatch,
+            recoveryMillis / 1000.0,
             p50Millis,
             p99Millis));
     asMap().forEach((k, v) -> sb.append(String.format(Locale.ROOT, "%-24s %s%n", k, v)));

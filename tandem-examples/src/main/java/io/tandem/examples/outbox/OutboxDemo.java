@@ -179,7 +179,11 @@ public final class OutboxDemo {
             billing.inbox().duplicateCount(), recoveryMillis / 1000.0);
       }
       awaitBalanced(relays.subList(settings.relayCrashes(), relays.size()));
-      say("confirming %d orders with %d writers", settings.orders(), settings.writers());
+      say(
+          "confirming %d %s with %d writers",
+          settings.orders(),
+          settings.orders() == 1 ? "order" : "orders",
+          settings.writers());
       List<Future<?>> writes = startWriters(writers, orders, crashOrders);
       for (Future<?> w : writes) {
         w.get();
