@@ -212,9 +212,16 @@ public final class InboxProcessor {
       Outcome outcome;
       try {
         outcome = tx(conn -> applyIn(conn, event, m.origin(), successorParked));
+      } catch (AlreadyProcessed seen) {
+        outcome = Outcome.DUPLICATE; // the slow path's verdict too: its id was applied before
       } catch (Refused refused) {
         return deadLetter(m, event, refused.reason, refused.getMessage(), attempts + 1, stopping);
-      } catch (SQLException | RuntimeException failure) {
+      } catch (FaultInjector.SimulatedCrash crash) {
+        throw crash; // a drill's "kill": nothing more may happen in this process
+      } catch (SQLException | RuntimeException | Error failure) {
+        // An Error (a handler's StackOverflowError, AssertionError, NoClassDefFoundError, ...) is
+        // the handler's failure like any other: retried, then dead-lettered, never left
+        // unacknowledged to stall the aggregate (and, on Kafka, its partition) until a restart.
         if (Failures.transientConflict(failure) && conflicts < MAX_CONFLICT_RETRIES) {
           conflicts++; // a deadlock or serialization failure says nothing about the message
           LOG.debug("consumer {}: transaction conflict on {}; again", consumer, event.eventId());
@@ -299,7 +306,7 @@ public final class InboxProcessor {
       long last =
           store.lockPosition(conn, consumer, event.aggregateType(), event.aggregateId(), initial);
       if (event.aggregateVersion() <= last) {
-        return Outcome.DUPLICATE;
+        return atOrBelowPosition(conn, event, last);
       }
       if (event.aggregateVersion() > last + 1) {
         store.park(conn, consumer, event, origin);
@@ -315,6 +322,48 @@ public final class InboxProcessor {
       successorParked[0] = successorParked(conn, event);
     }
     return outcome;
+  }
+
+  /**
+   * An event at or below its aggregate's position is a duplicate only if its id was applied (or it
+   * lies before the position's start, or an operator advanced over its version). An event id never
+   * seen with a version already taken is another event claiming that version — two producers
+   * writing one aggregate, a reset sequence — and dropping it as a duplicate would lose it
+   * silently.
+   */
+  private Outcome atOrBelowPosition(Connection conn, Event event, long last) throws SQLException {
+    ConsumerStore.VersionProbe probe = store.probe(conn, consumer, event);
+    if (probe.seen() || event.aggregateVersion() <= probe.startVersion()) {
+      return Outcome.DUPLICATE;
+    }
+    if (probe.advanceId().isPresent()) {
+      LOG.info(
+          "consumer {}: {}/{} version {} ({}) arrived after advance #{} moved past it; dropped",
+          consumer,
+          event.aggregateType(),
+          event.aggregateId(),
+          event.aggregateVersion(),
+          event.eventId(),
+          probe.advanceId().getAsLong());
+      return Outcome.DUPLICATE;
+    }
+    throw new Refused(
+        DeadLetterReason.VERSION_CONFLICT,
+        "version "
+            + event.aggregateVersion()
+            + " of "
+            + event.aggregateType()
+            + "/"
+            + event.aggregateId()
+            + " is at or below the consumer's position ("
+            + last
+            + "), but its event id "
+            + event.eventId()
+            + " was never applied: another event already took that version (two producers"
+            + " writing one aggregate, or a reset version sequence). Nothing was applied; compare"
+            + " the two events at the producer, then discard this dead letter or publish the"
+            + " change again under a new version",
+        null);
   }
 
   private boolean successorParked(Connection conn, Event event) throws SQLException {
@@ -368,6 +417,24 @@ public final class InboxProcessor {
       return Outcome.SKIPPED;
     }
     throw new Refused(reason, message, null);
+  }
+
+  boolean mayRetry(int attempts) {
+    return retryPolicy.mayRetry(attempts);
+  }
+
+  Duration retryDelay(int attempts) {
+    return retryPolicy.delayAfter(attempts);
+  }
+
+  /**
+   * Dead-letters a message whose processing kept failing outside the handler (a {@link
+   * ConsumerRunner} lane's last resort), then acknowledges it.
+   */
+  Outcome deadLetterFailure(Decoded d, Throwable failure, int attempts, BooleanSupplier stopping) {
+    String reason = "processing failed " + attempts + " times: " + Failures.describe(failure);
+    return deadLetter(
+        d.message(), d.event(), DeadLetterReason.RETRIES_EXHAUSTED, reason, attempts, stopping);
   }
 
   /** Applies parked successors of an aggregate, in order, each in its own transaction. */
@@ -559,6 +626,32 @@ public final class InboxProcessor {
     event.ifPresent(e -> drainParked(e.aggregateType(), e.aggregateId(), () -> false));
   }
 
+  /**
+   * Moves this consumer past versions of an aggregate that will never arrive, recorded with who and
+   * why ({@link InboxOperations#advance}, which has the rules), then applies the parked successors
+   * at once.
+   */
+  public InboxAdvance advance(
+      String aggregateType, String aggregateId, long toVersion, String reason, String advancedBy) {
+    if (!ordered) {
+      throw new IllegalStateException(
+          "consumer " + consumer + " does not order events; there is no position to advance");
+    }
+    InboxAdvance advance =
+        operations.advance(consumer, aggregateType, aggregateId, toVersion, reason, advancedBy);
+    LOG.warn(
+        "consumer {}: {} advanced {}/{} from version {} to {} without applying: {}",
+        consumer,
+        advance.advancedBy(),
+        aggregateType,
+        aggregateId,
+        advance.fromVersion(),
+        advance.toVersion(),
+        advance.reason());
+    drainParked(aggregateType, aggregateId, () -> false);
+    return advance;
+  }
+
   private StoredDeadLetter open(long id) {
     Optional<StoredDeadLetter> stored = read(conn -> store.lockDeadLetter(conn, id));
     if (stored.isEmpty() || !stored.get().letter().consumer().equals(consumer)) {
@@ -659,6 +752,14 @@ public final class InboxProcessor {
     return counters.deadLettered.get();
   }
 
+  /**
+   * Events dead-lettered as {@link DeadLetterReason#VERSION_CONFLICT}: a never seen event id with a
+   * version at or below the aggregate's position.
+   */
+  public long versionConflictCount() {
+    return (long) counters.versionConflicts.count();
+  }
+
   /** Handler attempts that failed (each retry counts). */
   public long failedAttempts() {
     return (long) counters.failedAttempts.count();
@@ -755,6 +856,7 @@ public final class InboxProcessor {
     final Counter parked;
     final Counter skipped;
     final Counter failedAttempts;
+    final Counter versionConflicts;
     final AtomicLong deadLettered = new AtomicLong();
     final AtomicLong parkedNow = new AtomicLong();
     final AtomicLong overdueGaps = new AtomicLong();
@@ -772,6 +874,10 @@ public final class InboxProcessor {
       parked = counter("tandem.consumer.parked.total", "Events parked ahead of a gap");
       skipped = counter("tandem.consumer.skipped", "Events no handler takes, skipped by policy");
       failedAttempts = counter("tandem.consumer.failed.attempts", "Handler attempts that failed");
+      versionConflicts =
+          counter(
+              "tandem.consumer.version.conflicts",
+              "Events whose version was taken by another event, dead-lettered");
       gauge("tandem.consumer.parked", "Events parked now", parkedNow);
       gauge("tandem.consumer.gaps.overdue", "Aggregates waiting past the gap alert", overdueGaps);
       gauge(
@@ -795,6 +901,9 @@ public final class InboxProcessor {
 
     synchronized void deadLettered(DeadLetterReason reason) {
       deadLettered.incrementAndGet();
+      if (reason == DeadLetterReason.VERSION_CONFLICT) {
+        versionConflicts.increment();
+      }
       deadLetterCounters
           .computeIfAbsent(
               reason,
