@@ -24,8 +24,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A saga's step timeout is a row, not a timer in a process's memory: armed by one orchestrator
- * process that is then SIGKILLed, it fires in a new process that never saw the saga start. The
- * JDBC URL reaches the children in a file readable by the owner only, never on their command line.
+ * process that is then SIGKILLed, it fires in a new process that never saw the saga start. The JDBC
+ * URL reaches the children in a file readable by the owner only, never on their command line.
  */
 @Tag("slow") // two child JVMs and a 4 s step timeout: about 25 s on a busy machine
 class SagaTimerRestartTest {
