@@ -46,7 +46,10 @@ import org.slf4j.LoggerFactory;
  * (back-pressure: the source fetches nothing more). A message is acknowledged by the processor only
  * after its transaction committed, so a crash, a {@link #close()} or a rebalance loses nothing and
  * the inbox makes the redelivery harmless. A failing message blocks its lane while it is retried
- * (other lanes go on), then goes to the dead-letter table.
+ * (other lanes go on), then goes to the dead-letter table — also when the failure escapes the
+ * processor (an {@link Error} while acknowledging, a bug): the lane processes it again with the
+ * processor's retry policy, then dead-letters it, and goes on ({@code
+ * tandem.consumer.lane.failures}).
  *
  * <p>Every {@code sweepInterval} the runner applies parked events left behind by a consumer that
  * stopped or died right after applying their predecessor ({@link InboxProcessor#drainReady()});
@@ -54,7 +57,8 @@ import org.slf4j.LoggerFactory;
  * for events parked too long).
  *
  * <p>Defaults: concurrency 4, maxInFlight 256, sweep every 5 s, gap check every 30 s, close timeout
- * 30 s. Gauge {@code tandem.consumer.in_flight}. Thread-safe.
+ * 30 s. Gauge {@code tandem.consumer.in_flight}, counter {@code tandem.consumer.lane.failures}.
+ * Thread-safe.
  */
 public final class ConsumerRunner implements AutoCloseable {
   public static final int DEFAULT_CONCURRENCY = 4;
