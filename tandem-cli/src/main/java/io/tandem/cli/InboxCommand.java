@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.tandem.inbox.AggregateGap;
 import io.tandem.inbox.DeadLetter;
 import io.tandem.inbox.DeadLetterStatus;
+import io.tandem.inbox.InboxAdvance;
 import io.tandem.inbox.InboxOperations;
 import io.tandem.inbox.InboxRetention;
 import java.io.PrintWriter;
@@ -20,19 +21,23 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
- * {@code tandem inbox}: the operator's read-only view of a consumer's tables ({@link
- * InboxOperations}) and the inbox retention ({@link InboxRetention}). Replaying or discarding a
- * dead letter needs the consumer's handlers: it is done from the application ({@code
- * InboxProcessor.replay} / {@code discard}).
+ * {@code tandem inbox}: the operator's view of a consumer's tables ({@link InboxOperations}): dead
+ * letters, gaps, the recorded advance past versions that will never arrive; and the inbox retention
+ * ({@link InboxRetention}). Replaying or discarding a dead letter needs the consumer's handlers: it
+ * is done from the application ({@code InboxProcessor.replay} / {@code discard}).
  */
 @Command(
     name = "inbox",
     mixinStandardHelpOptions = true,
-    header = "Dead letters and waiting aggregates of a consumer; inbox retention.",
+    header =
+        "Dead letters and waiting aggregates of a consumer, moving it past versions that will"
+            + " never arrive; inbox retention.",
     description = "Works on the consumer's database given with --jdbc-url (or TANDEM_JDBC_URL).",
     subcommands = {
       InboxCommand.DeadLetters.class,
       InboxCommand.Gaps.class,
+      InboxCommand.Advance.class,
+      InboxCommand.Advances.class,
       InboxCommand.Retention.class
     })
 final class InboxCommand extends CommandGroup {
@@ -203,6 +208,142 @@ final class InboxCommand extends CommandGroup {
         out.println(
             CliText.count(gaps.size(), "waiting aggregate")
                 + CliText.limitNote(gaps.size(), limit));
+      }
+      out.flush();
+      return 0;
+    }
+  }
+
+  /** {@code tandem inbox advance}. */
+  @Command(
+      name = "advance",
+      mixinStandardHelpOptions = true,
+      header = "Moves an ordered consumer past versions of an aggregate that will never arrive.",
+      description = {
+        "For a version skipped at the producer (tandem outbox skip) or otherwise lost: the",
+        "consumer's position for the aggregate moves to --to-version without applying the",
+        "versions in between, and who, when and why are recorded in tandem_inbox_advance",
+        "(kept for good; list them with tandem inbox advances). A running consumer applies the",
+        "parked later versions at its next sweep (every 5 s by default). Refused when a version",
+        "up to --to-version is parked (it arrived: it is applied, not advanced over) or held by",
+        "an open dead letter (replay or discard that from the application)."
+      })
+  static final class Advance implements Callable<Integer> {
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+    @Mixin DatabaseOptions database;
+
+    @Option(names = "--consumer", required = true, description = "The consumer's name.")
+    String consumer;
+
+    @Option(names = "--aggregate-type", required = true, description = "e.g. Order.")
+    String aggregateType;
+
+    @Option(names = "--aggregate-id", required = true, description = "e.g. o-17.")
+    String aggregateId;
+
+    @Option(
+        names = "--to-version",
+        required = true,
+        description = "The version to treat as applied (the last missing one).")
+    long toVersion;
+
+    @Option(
+        names = "--reason",
+        required = true,
+        description = "Why, recorded (e.g. 'v2 skipped at the producer, ticket OPS-123').")
+    String reason;
+
+    @Option(
+        names = "--operator",
+        defaultValue = "${env:USER}",
+        description = "Who advances, recorded (default: $USER, else the system's user name).")
+    String operator;
+
+    @Override
+    public Integer call() throws Exception {
+      String who =
+          operator != null && !operator.isBlank() ? operator : System.getProperty("user.name");
+      InboxAdvance a =
+          withInbox(
+              database,
+              ds ->
+                  InboxOperations.create(ds)
+                      .advance(consumer, aggregateType, aggregateId, toVersion, reason, who));
+      PrintWriter out = spec.commandLine().getOut();
+      out.printf(
+          Locale.ROOT,
+          "consumer %s advanced %s/%s from v%d to v%d (advance #%d by %s): %s%n",
+          a.consumer(),
+          a.aggregateType(),
+          a.aggregateId(),
+          a.fromVersion(),
+          a.toVersion(),
+          a.id(),
+          a.advancedBy(),
+          a.reason());
+      out.println("a running consumer applies the parked later versions at its next sweep");
+      out.flush();
+      return 0;
+    }
+  }
+
+  /** {@code tandem inbox advances}. */
+  @Command(
+      name = "advances",
+      mixinStandardHelpOptions = true,
+      header = "Lists the recorded advances of a consumer past versions, oldest first.")
+  static final class Advances implements Callable<Integer> {
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+    @Mixin DatabaseOptions database;
+
+    @Option(names = "--consumer", required = true, description = "The consumer's name.")
+    String consumer;
+
+    @Option(
+        names = "--limit",
+        defaultValue = "100",
+        description = "At most this many (1 to 10000, default ${DEFAULT-VALUE}).")
+    int limit;
+
+    @Option(names = "--json", description = "One JSON object per line instead of the table.")
+    boolean json;
+
+    @Override
+    public Integer call() throws Exception {
+      CliText.checkLimit(limit);
+      List<InboxAdvance> advances =
+          withInbox(database, ds -> InboxOperations.create(ds).advances(consumer, 0, limit));
+      PrintWriter out = spec.commandLine().getOut();
+      for (InboxAdvance a : advances) {
+        if (json) {
+          Map<String, Object> m = new LinkedHashMap<>();
+          m.put("id", a.id());
+          m.put("consumer", a.consumer());
+          m.put("aggregate_type", a.aggregateType());
+          m.put("aggregate_id", a.aggregateId());
+          m.put("from_version", a.fromVersion());
+          m.put("to_version", a.toVersion());
+          m.put("reason", a.reason());
+          m.put("advanced_by", a.advancedBy());
+          m.put("advanced_at", a.advancedAt().toString());
+          out.println(JSON.writeValueAsString(m));
+        } else {
+          out.printf(
+              Locale.ROOT,
+              "#%d  %s/%s v%d -> v%d  %s by %s: %s%n",
+              a.id(),
+              a.aggregateType(),
+              a.aggregateId(),
+              a.fromVersion(),
+              a.toVersion(),
+              a.advancedAt(),
+              a.advancedBy(),
+              CliText.shorten(a.reason(), 100));
+        }
+      }
+      if (!json) {
+        out.println(
+            CliText.count(advances.size(), "advance") + CliText.limitNote(advances.size(), limit));
       }
       out.flush();
       return 0;

@@ -12,11 +12,15 @@ import io.tandem.inbox.TestMessage;
 import io.tandem.jdbc.Migrations;
 import io.tandem.testkit.IsolatedDatabase;
 import io.tandem.testkit.TestInfrastructure;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-/** {@code tandem inbox dead-letters|gaps|retention} on a real consumer database. */
+/**
+ * {@code tandem inbox dead-letters|gaps|advance|advances|retention} on a real consumer database.
+ */
 class InboxCommandTest {
   private static IsolatedDatabase db;
   private static String url;
@@ -45,8 +49,12 @@ class InboxCommandTest {
   }
 
   private static Event event(long version, String payload) {
+    return event("a-1", version, payload);
+  }
+
+  private static Event event(String account, long version, String payload) {
     return Event.builder()
-        .aggregate("Account", "a-1", version)
+        .aggregate("Account", account, version)
         .eventType("Charged")
         .payload(payload)
         .build();
@@ -108,6 +116,81 @@ class InboxCommandTest {
     Cli later =
         Cli.run("inbox", "gaps", "--consumer", "billing", "--older-than", "1h", "--jdbc-url", url);
     assertThat(later.out()).isEqualTo("0 waiting aggregates\n");
+  }
+
+  @Test
+  void advancePastAVersionThatWillNeverComeIsRecordedAndLetsTheNextThrough() throws Exception {
+    List<String> applied = new ArrayList<>();
+    InboxProcessor ledger =
+        InboxProcessor.builder()
+            .dataSource(db.dataSource())
+            .consumer("ledger")
+            .on("Charged", (conn, e) -> applied.add("v" + e.aggregateVersion()))
+            .build();
+    ledger.process(TestMessage.of(event("a-2", 1, "{}")));
+    ledger.process(TestMessage.of(event("a-2", 3, "{}"))); // v2 was skipped at the producer
+
+    Cli gaps = Cli.run("inbox", "gaps", "--consumer", "ledger", "--jdbc-url", url);
+    assertThat(gaps.out())
+        .contains(
+            "tandem inbox advance --consumer ledger --aggregate-type Account --aggregate-id a-2"
+                + " --to-version 2 --reason");
+
+    Cli tooFar =
+        Cli.run(
+            "inbox",
+            "advance",
+            "--consumer",
+            "ledger",
+            "--aggregate-type",
+            "Account",
+            "--aggregate-id",
+            "a-2",
+            "--to-version",
+            "3",
+            "--reason",
+            "oops",
+            "--jdbc-url",
+            url);
+    assertThat(tooFar.status()).isNotZero();
+    assertThat(tooFar.err()).contains("version 3 of Account/a-2 is parked");
+
+    Cli advance =
+        Cli.run(
+            "inbox",
+            "advance",
+            "--consumer",
+            "ledger",
+            "--aggregate-type",
+            "Account",
+            "--aggregate-id",
+            "a-2",
+            "--to-version",
+            "2",
+            "--reason",
+            "v2 skipped, OPS-9",
+            "--operator",
+            "alice",
+            "--jdbc-url",
+            url);
+    assertThat(advance.status()).as(advance.err()).isZero();
+    assertThat(advance.out())
+        .contains("consumer ledger advanced Account/a-2 from v1 to v2 (advance #")
+        .contains("by alice): v2 skipped, OPS-9");
+
+    assertThat(ledger.drainReady()).as("what the running consumer's sweep does").isEqualTo(1);
+    assertThat(applied).containsExactly("v1", "v3");
+
+    Cli advances =
+        Cli.run("inbox", "advances", "--consumer", "ledger", "--json", "--jdbc-url", url);
+    JsonNode record = new ObjectMapper().readTree(advances.out().strip());
+    assertThat(record.get("reason").asText()).isEqualTo("v2 skipped, OPS-9");
+    assertThat(record.get("advanced_by").asText()).isEqualTo("alice");
+    assertThat(record.get("from_version").asLong()).isEqualTo(1);
+    assertThat(record.get("to_version").asLong()).isEqualTo(2);
+    assertThat(Cli.run("inbox", "advances", "--consumer", "ledger", "--jdbc-url", url).out())
+        .contains("Account/a-2 v1 -> v2")
+        .endsWith("1 advance\n");
   }
 
   @Test

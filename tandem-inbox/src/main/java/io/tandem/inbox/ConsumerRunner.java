@@ -1,5 +1,6 @@
 package io.tandem.inbox;
 
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -45,7 +46,10 @@ import org.slf4j.LoggerFactory;
  * (back-pressure: the source fetches nothing more). A message is acknowledged by the processor only
  * after its transaction committed, so a crash, a {@link #close()} or a rebalance loses nothing and
  * the inbox makes the redelivery harmless. A failing message blocks its lane while it is retried
- * (other lanes go on), then goes to the dead-letter table.
+ * (other lanes go on), then goes to the dead-letter table — also when the failure escapes the
+ * processor (an {@link Error} while acknowledging, a bug): the lane processes it again with the
+ * processor's retry policy, then dead-letters it, and goes on ({@code
+ * tandem.consumer.lane.failures}).
  *
  * <p>Every {@code sweepInterval} the runner applies parked events left behind by a consumer that
  * stopped or died right after applying their predecessor ({@link InboxProcessor#drainReady()});
@@ -53,7 +57,8 @@ import org.slf4j.LoggerFactory;
  * for events parked too long).
  *
  * <p>Defaults: concurrency 4, maxInFlight 256, sweep every 5 s, gap check every 30 s, close timeout
- * 30 s. Gauge {@code tandem.consumer.in_flight}. Thread-safe.
+ * 30 s. Gauge {@code tandem.consumer.in_flight}, counter {@code tandem.consumer.lane.failures}.
+ * Thread-safe.
  */
 public final class ConsumerRunner implements AutoCloseable {
   public static final int DEFAULT_CONCURRENCY = 4;
@@ -74,6 +79,7 @@ public final class ConsumerRunner implements AutoCloseable {
   private final Semaphore permits;
   private final List<Lane> lanes = new ArrayList<>();
   private final AtomicLong inFlight = new AtomicLong();
+  private final Counter laneFailures;
   private volatile boolean stopping;
   private volatile boolean crashed;
   private ScheduledExecutorService gapChecker; // guarded by this
@@ -92,6 +98,12 @@ public final class ConsumerRunner implements AutoCloseable {
     for (int i = 0; i < b.concurrency; i++) {
       lanes.add(new Lane(i));
     }
+    this.laneFailures =
+        Counter.builder("tandem.consumer.lane.failures")
+            .description(
+                "Failures that escaped the processor, retried then dead-lettered by a lane")
+            .tag("consumer", processor.consumer())
+            .register(b.meterRegistry);
     Gauge.builder("tandem.consumer.in_flight", inFlight, AtomicLong::get)
         .description("Messages taken from the source and not yet finished")
         .tag("consumer", processor.consumer())
@@ -152,8 +164,7 @@ public final class ConsumerRunner implements AutoCloseable {
       return false;
     }
     inFlight.incrementAndGet();
-    int lane = Math.floorMod(decoded.laneKey().hashCode(), lanes.size());
-    lanes.get(lane).queue.add(decoded);
+    lanes.get(lane(decoded)).queue.add(decoded);
     return true;
   }
 
@@ -286,24 +297,13 @@ public final class ConsumerRunner implements AutoCloseable {
             continue;
           }
           try {
-            if (processor.process(next, () -> stopping) == Outcome.APPLIED) {
-              notifyApplied();
-            }
+            processOrDeadLetter(next);
           } catch (FaultInjector.SimulatedCrash crash) {
             LOG.warn("consumer {}: {}; the runner stops as if killed", processor.consumer(), crash);
             crashed = true;
             stopping = true;
             source.close();
             return;
-          } catch (RuntimeException | Error e) {
-            // The processor deals with handler failures itself; this is a bug or an Error. The
-            // message stays unacknowledged and comes again after a restart.
-            LOG.error(
-                "consumer {}: lane {} failed on {}; the message is left for redelivery",
-                processor.consumer(),
-                index,
-                next.message().origin(),
-                e);
           } finally {
             inFlight.decrementAndGet();
             permits.release();
@@ -321,6 +321,87 @@ public final class ConsumerRunner implements AutoCloseable {
         }
       }
     }
+  }
+
+  /**
+   * Processes one message; a failure that escapes the processor (its handler failures do not: it
+   * retries and dead-letters them itself) is retried with the processor's retry policy, then the
+   * message is dead-lettered like any other. Left unacknowledged instead, it would stall its
+   * aggregate — and on Kafka every later offset of its partition — until a restart, silently.
+   */
+  private void processOrDeadLetter(Decoded next) {
+    int failures = 0;
+    while (!stopping) {
+      try {
+        if (processor.process(next, () -> stopping) == Outcome.APPLIED) {
+          notifyApplied();
+        }
+        return;
+      } catch (FaultInjector.SimulatedCrash crash) {
+        throw crash;
+      } catch (RuntimeException | Error e) {
+        failures++;
+        laneFailures.increment();
+        if (processor.mayRetry(failures)) {
+          LOG.error(
+              "consumer {}: lane {} failed on {} (attempt {}); retrying",
+              processor.consumer(),
+              lane(next),
+              next.message().origin(),
+              failures,
+              e);
+          if (!sleep(processor.retryDelay(failures))) {
+            return;
+          }
+          continue;
+        }
+        LOG.error(
+            "consumer {}: lane {} failed on {} {} times; dead-lettering it",
+            processor.consumer(),
+            lane(next),
+            next.message().origin(),
+            failures,
+            e);
+        try {
+          processor.deadLetterFailure(next, e, failures, () -> stopping);
+        } catch (FaultInjector.SimulatedCrash crash) {
+          throw crash;
+        } catch (RuntimeException | Error last) {
+          LOG.error(
+              "consumer {}: could not dead-letter {}; it is left for redelivery",
+              processor.consumer(),
+              next.message().origin(),
+              last);
+        }
+        return;
+      }
+    }
+  }
+
+  private int lane(Decoded d) {
+    return Math.floorMod(d.laneKey().hashCode(), lanes.size());
+  }
+
+  private boolean sleep(Duration delay) {
+    long deadline = System.nanoTime() + delay.toNanos();
+    while (!stopping) {
+      long left = deadline - System.nanoTime();
+      if (left <= 0) {
+        return true;
+      }
+      try {
+        Thread.sleep(Math.min(50, Math.max(1, left / 1_000_000)));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return false;
+      }
+    }
+    return false;
+  }
+
+  /** Failures that escaped the processor and were retried or dead-lettered by a lane. */
+  public long laneFailures() {
+    return (long) laneFailures.count();
   }
 
   /** Builds a {@link ConsumerRunner}; {@code source} and {@code processor} are required. */

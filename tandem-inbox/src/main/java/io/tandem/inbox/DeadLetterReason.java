@@ -13,5 +13,11 @@ public enum DeadLetterReason {
   /**
    * A schema version newer than the handler's, under {@link UnsupportedEventPolicy#DEAD_LETTER}.
    */
-  UNSUPPORTED_SCHEMA_VERSION
+  UNSUPPORTED_SCHEMA_VERSION,
+  /**
+   * With the ordering guard: an event id the consumer never applied, whose version is at or below
+   * its aggregate's position — another event already took that version (two producers writing one
+   * aggregate, a reset version sequence). Dropping it as a duplicate would lose it silently.
+   */
+  VERSION_CONFLICT
 }

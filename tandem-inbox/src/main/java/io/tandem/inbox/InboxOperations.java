@@ -12,16 +12,18 @@ import java.util.Objects;
 import javax.sql.DataSource;
 
 /**
- * The operator's read-only view of a consumer's tables, without its handlers: dead letters and
- * aggregates waiting for a missing version. {@link InboxProcessor#deadLetters} and {@link
- * InboxProcessor#gaps} are the same queries; replaying or discarding a dead letter needs the
- * handlers and the ordering setting, so it stays on {@link InboxProcessor} (the {@code tandem
- * inbox} command only reads).
+ * The operator's view of a consumer's tables, without its handlers: dead letters, aggregates
+ * waiting for a missing version, and the one repair that needs no handler — {@link #advance moving
+ * a position past versions that will never arrive}, recorded with who and why. {@link
+ * InboxProcessor#deadLetters} and {@link InboxProcessor#gaps} are the same queries; replaying or
+ * discarding a dead letter needs the handlers and the ordering setting, so it stays on {@link
+ * InboxProcessor}.
  *
  * <pre>{@code
  * InboxOperations ops = InboxOperations.create(billingDataSource);
  * ops.deadLetters("billing", DeadLetterStatus.DEAD, 0, 100);
  * ops.gaps("billing", Duration.ofMinutes(5), 100);
+ * ops.advance("billing", "Order", "o-17", 2, "v2 skipped at the producer, OPS-123", "alice");
  * }</pre>
  *
  * <p>Thread-safe.
@@ -79,6 +81,130 @@ public final class InboxOperations {
       throw new IllegalArgumentException("limit must be between 1 and 10000, was " + limit);
     }
     return read(conn -> store.gaps(conn, consumer, olderThan, limit));
+  }
+
+  /**
+   * Moves {@code consumer}'s position for one aggregate to {@code toVersion} without applying the
+   * versions in between, and records who did it and why in {@code tandem_inbox_advance} (kept for
+   * good). For versions that will never arrive — an event skipped at the producer ({@code tandem
+   * outbox skip}), a version lost to a producer's bug — which an ordered consumer would otherwise
+   * wait for forever, parking every later version.
+   *
+   * <p>A running consumer applies the parked successors at its next sweep ({@link ConsumerRunner}'s
+   * {@code sweepInterval}, 5 s by default); {@link InboxProcessor#advance} applies them at once. A
+   * skipped version that arrives after all is dropped (logged with the advance's id).
+   *
+   * <pre>{@code
+   * ops.advance("billing", "Order", "o-17", 2, "v2 skipped at the producer, OPS-123", "alice");
+   * }</pre>
+   *
+   * @param toVersion the version to treat as applied: above the position, and below every parked
+   *     version of the aggregate (a parked event arrived, so it is applied, not advanced over)
+   * @return the record written
+   * @throws IllegalArgumentException for a blank consumer, aggregate, reason or actor, or a version
+   *     below 1
+   * @throws IllegalStateException when the position is at or past {@code toVersion} already, when a
+   *     version up to {@code toVersion} is parked, or when an open dead letter holds one (discard
+   *     it instead, which keeps it for review)
+   */
+  public InboxAdvance advance(
+      String consumer,
+      String aggregateType,
+      String aggregateId,
+      long toVersion,
+      String reason,
+      String advancedBy) {
+    requireConsumer(consumer);
+    requireText(aggregateType, "aggregateType");
+    requireText(aggregateId, "aggregateId");
+    requireText(advancedBy, "advancedBy");
+    if (reason == null || reason.isBlank()) {
+      throw new IllegalArgumentException(
+          "a reason is required to advance "
+              + consumer
+              + " past versions of "
+              + aggregateType
+              + "/"
+              + aggregateId
+              + " (it is kept in tandem_inbox_advance for review)");
+    }
+    if (toVersion < 1) {
+      throw new IllegalArgumentException("toVersion must be at least 1, was " + toVersion);
+    }
+    String aggregate = aggregateType + "/" + aggregateId;
+    return read(
+        conn -> {
+          long last = store.lockPosition(conn, consumer, aggregateType, aggregateId, 0);
+          if (toVersion <= last) {
+            throw new IllegalStateException(
+                "consumer "
+                    + consumer
+                    + " is at version "
+                    + last
+                    + " of "
+                    + aggregate
+                    + " already; nothing to advance to version "
+                    + toVersion);
+          }
+          var parked = store.lowestParked(conn, consumer, aggregateType, aggregateId);
+          if (parked.isPresent() && parked.getAsLong() <= toVersion) {
+            throw new IllegalStateException(
+                "version "
+                    + parked.getAsLong()
+                    + " of "
+                    + aggregate
+                    + " is parked for consumer "
+                    + consumer
+                    + " (it arrived and waits for version "
+                    + (last + 1)
+                    + "); advancing to "
+                    + toVersion
+                    + " would drop it. Advance to at most version "
+                    + (parked.getAsLong() - 1)
+                    + " so that it is applied");
+          }
+          var dead = store.blockingDeadLetter(conn, consumer, aggregateType, aggregateId);
+          if (dead.isPresent() && dead.get()[1] <= toVersion) {
+            throw new IllegalStateException(
+                "dead letter #"
+                    + dead.get()[0]
+                    + " holds version "
+                    + dead.get()[1]
+                    + " of "
+                    + aggregate
+                    + " for consumer "
+                    + consumer
+                    + ": replay or discard it from the application (InboxProcessor.replay /"
+                    + " discard; a discard moves the position past it and keeps it for review)");
+          }
+          long id =
+              store.insertAdvance(
+                  conn,
+                  consumer,
+                  aggregateType,
+                  aggregateId,
+                  last,
+                  toVersion,
+                  reason.strip(),
+                  advancedBy.strip());
+          store.updatePosition(conn, consumer, aggregateType, aggregateId, toVersion);
+          return store.listAdvances(conn, consumer, id - 1, 1).get(0);
+        });
+  }
+
+  /** {@code consumer}'s advances after {@code afterId} (0 for the first page), oldest first. */
+  public List<InboxAdvance> advances(String consumer, long afterId, int limit) {
+    requireConsumer(consumer);
+    if (limit < 1 || limit > 10_000) {
+      throw new IllegalArgumentException("limit must be between 1 and 10000, was " + limit);
+    }
+    return read(conn -> store.listAdvances(conn, consumer, afterId, limit));
+  }
+
+  private static void requireText(String value, String name) {
+    if (value == null || value.isBlank()) {
+      throw new IllegalArgumentException(name + " must not be blank");
+    }
   }
 
   private static void requireConsumer(String consumer) {

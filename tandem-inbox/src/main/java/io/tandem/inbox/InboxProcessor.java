@@ -51,8 +51,10 @@ import org.slf4j.LoggerFactory;
  *
  * <ol>
  *   <li><b>Ordering guard</b> (on by default): the consumer's position for the event's aggregate is
- *       read and locked. A version at or below it is a duplicate (nothing runs); a version more
- *       than one above it is <em>parked</em> in {@code tandem_inbox_parked} and the message
+ *       read and locked. A version at or below it is a duplicate (nothing runs) when its event id
+ *       was applied before, lies before the position's start or was {@linkplain #advance advanced
+ *       over}; otherwise another event took that version and it is dead-lettered as {@link
+ *       DeadLetterReason#VERSION_CONFLICT}. A version more than one above it is <em>parked</em> in {@code tandem_inbox_parked} and the message
  *       acknowledged; the next version is applied, the position moves, and parked successors are
  *       then applied in order, each in its own transaction. Positions start at 0, so version 1
  *       comes first (or at the first version seen, with {@link Builder#startAtFirstSeenVersion}).
@@ -63,15 +65,16 @@ import org.slf4j.LoggerFactory;
  * </ol>
  *
  * <p>The message is acknowledged only after that transaction committed (the fault point {@link
- * FaultInjector#CONSUMER_AFTER_COMMIT} lies between the two). A handler that throws is retried in
- * place with the {@link RetryPolicy}'s backoff; a {@link PermanentHandlerException} (or an {@link
+ * FaultInjector#CONSUMER_AFTER_COMMIT} lies between the two). A handler that throws (any exception,
+ * or an {@link Error}) is retried in place with the {@link RetryPolicy}'s backoff; a {@link PermanentHandlerException} (or an {@link
  * InvalidEventException}, such as {@link Event#payloadAs} throws for a payload that does not fit),
  * a handler still failing after {@code maxAttempts}, a message that is not a valid Tandem event and
  * (by policy) an unsupported type or schema version go to {@code tandem_dead_letter} with the raw
  * message, the reason and the attempts — then the message is acknowledged and the stream flows on.
  * Deadlocks and serialization failures are retried without using up attempts. With ordering on,
  * later events of a dead-lettered aggregate park until an operator {@link #replay replays} or
- * {@link #discard discards} it; {@link #gaps} says so. A database that cannot be reached is waited
+ * {@link #discard discards} it; {@link #gaps} says so. A version that will never arrive (skipped at
+ * the producer) is passed with a recorded {@link #advance}. A database that cannot be reached is waited
  * for (with backoff) without using up attempts.
  *
  * <p>Defaults: ordering on, unknown event types {@link UnsupportedEventPolicy#SKIP}, newer schema
@@ -212,9 +215,16 @@ public final class InboxProcessor {
       Outcome outcome;
       try {
         outcome = tx(conn -> applyIn(conn, event, m.origin(), successorParked));
+      } catch (AlreadyProcessed seen) {
+        outcome = Outcome.DUPLICATE; // the slow path's verdict too: its id was applied before
       } catch (Refused refused) {
         return deadLetter(m, event, refused.reason, refused.getMessage(), attempts + 1, stopping);
-      } catch (SQLException | RuntimeException failure) {
+      } catch (FaultInjector.SimulatedCrash crash) {
+        throw crash; // a drill's "kill": nothing more may happen in this process
+      } catch (SQLException | RuntimeException | Error failure) {
+        // An Error (a handler's StackOverflowError, AssertionError, NoClassDefFoundError, ...) is
+        // the handler's failure like any other: retried, then dead-lettered, never left
+        // unacknowledged to stall the aggregate (and, on Kafka, its partition) until a restart.
         if (Failures.transientConflict(failure) && conflicts < MAX_CONFLICT_RETRIES) {
           conflicts++; // a deadlock or serialization failure says nothing about the message
           LOG.debug("consumer {}: transaction conflict on {}; again", consumer, event.eventId());
@@ -299,7 +309,7 @@ public final class InboxProcessor {
       long last =
           store.lockPosition(conn, consumer, event.aggregateType(), event.aggregateId(), initial);
       if (event.aggregateVersion() <= last) {
-        return Outcome.DUPLICATE;
+        return atOrBelowPosition(conn, event, last);
       }
       if (event.aggregateVersion() > last + 1) {
         store.park(conn, consumer, event, origin);
@@ -315,6 +325,48 @@ public final class InboxProcessor {
       successorParked[0] = successorParked(conn, event);
     }
     return outcome;
+  }
+
+  /**
+   * An event at or below its aggregate's position is a duplicate only if its id was applied (or it
+   * lies before the position's start, or an operator advanced over its version). An event id never
+   * seen with a version already taken is another event claiming that version — two producers
+   * writing one aggregate, a reset sequence — and dropping it as a duplicate would lose it
+   * silently.
+   */
+  private Outcome atOrBelowPosition(Connection conn, Event event, long last) throws SQLException {
+    ConsumerStore.VersionProbe probe = store.probe(conn, consumer, event);
+    if (probe.seen() || event.aggregateVersion() <= probe.startVersion()) {
+      return Outcome.DUPLICATE;
+    }
+    if (probe.advanceId().isPresent()) {
+      LOG.info(
+          "consumer {}: {}/{} version {} ({}) arrived after advance #{} moved past it; dropped",
+          consumer,
+          event.aggregateType(),
+          event.aggregateId(),
+          event.aggregateVersion(),
+          event.eventId(),
+          probe.advanceId().getAsLong());
+      return Outcome.DUPLICATE;
+    }
+    throw new Refused(
+        DeadLetterReason.VERSION_CONFLICT,
+        "version "
+            + event.aggregateVersion()
+            + " of "
+            + event.aggregateType()
+            + "/"
+            + event.aggregateId()
+            + " is at or below the consumer's position ("
+            + last
+            + "), but its event id "
+            + event.eventId()
+            + " was never applied: another event already took that version (two producers"
+            + " writing one aggregate, or a reset version sequence). Nothing was applied; compare"
+            + " the two events at the producer, then discard this dead letter or publish the"
+            + " change again under a new version",
+        null);
   }
 
   private boolean successorParked(Connection conn, Event event) throws SQLException {
@@ -368,6 +420,24 @@ public final class InboxProcessor {
       return Outcome.SKIPPED;
     }
     throw new Refused(reason, message, null);
+  }
+
+  boolean mayRetry(int attempts) {
+    return retryPolicy.mayRetry(attempts);
+  }
+
+  Duration retryDelay(int attempts) {
+    return retryPolicy.delayAfter(attempts);
+  }
+
+  /**
+   * Dead-letters a message whose processing kept failing outside the handler (a {@link
+   * ConsumerRunner} lane's last resort), then acknowledges it.
+   */
+  Outcome deadLetterFailure(Decoded d, Throwable failure, int attempts, BooleanSupplier stopping) {
+    String reason = "processing failed " + attempts + " times: " + Failures.describe(failure);
+    return deadLetter(
+        d.message(), d.event(), DeadLetterReason.RETRIES_EXHAUSTED, reason, attempts, stopping);
   }
 
   /** Applies parked successors of an aggregate, in order, each in its own transaction. */
@@ -559,6 +629,32 @@ public final class InboxProcessor {
     event.ifPresent(e -> drainParked(e.aggregateType(), e.aggregateId(), () -> false));
   }
 
+  /**
+   * Moves this consumer past versions of an aggregate that will never arrive, recorded with who and
+   * why ({@link InboxOperations#advance}, which has the rules), then applies the parked successors
+   * at once.
+   */
+  public InboxAdvance advance(
+      String aggregateType, String aggregateId, long toVersion, String reason, String advancedBy) {
+    if (!ordered) {
+      throw new IllegalStateException(
+          "consumer " + consumer + " does not order events; there is no position to advance");
+    }
+    InboxAdvance advance =
+        operations.advance(consumer, aggregateType, aggregateId, toVersion, reason, advancedBy);
+    LOG.warn(
+        "consumer {}: {} advanced {}/{} from version {} to {} without applying: {}",
+        consumer,
+        advance.advancedBy(),
+        aggregateType,
+        aggregateId,
+        advance.fromVersion(),
+        advance.toVersion(),
+        advance.reason());
+    drainParked(aggregateType, aggregateId, () -> false);
+    return advance;
+  }
+
   private StoredDeadLetter open(long id) {
     Optional<StoredDeadLetter> stored = read(conn -> store.lockDeadLetter(conn, id));
     if (stored.isEmpty() || !stored.get().letter().consumer().equals(consumer)) {
@@ -659,6 +755,14 @@ public final class InboxProcessor {
     return counters.deadLettered.get();
   }
 
+  /**
+   * Events dead-lettered as {@link DeadLetterReason#VERSION_CONFLICT}: a never seen event id with a
+   * version at or below the aggregate's position.
+   */
+  public long versionConflictCount() {
+    return (long) counters.versionConflicts.count();
+  }
+
   /** Handler attempts that failed (each retry counts). */
   public long failedAttempts() {
     return (long) counters.failedAttempts.count();
@@ -755,6 +859,7 @@ public final class InboxProcessor {
     final Counter parked;
     final Counter skipped;
     final Counter failedAttempts;
+    final Counter versionConflicts;
     final AtomicLong deadLettered = new AtomicLong();
     final AtomicLong parkedNow = new AtomicLong();
     final AtomicLong overdueGaps = new AtomicLong();
@@ -772,6 +877,10 @@ public final class InboxProcessor {
       parked = counter("tandem.consumer.parked.total", "Events parked ahead of a gap");
       skipped = counter("tandem.consumer.skipped", "Events no handler takes, skipped by policy");
       failedAttempts = counter("tandem.consumer.failed.attempts", "Handler attempts that failed");
+      versionConflicts =
+          counter(
+              "tandem.consumer.version.conflicts",
+              "Events whose version was taken by another event, dead-lettered");
       gauge("tandem.consumer.parked", "Events parked now", parkedNow);
       gauge("tandem.consumer.gaps.overdue", "Aggregates waiting past the gap alert", overdueGaps);
       gauge(
@@ -795,6 +904,9 @@ public final class InboxProcessor {
 
     synchronized void deadLettered(DeadLetterReason reason) {
       deadLettered.incrementAndGet();
+      if (reason == DeadLetterReason.VERSION_CONFLICT) {
+        versionConflicts.increment();
+      }
       deadLetterCounters
           .computeIfAbsent(
               reason,

@@ -7,8 +7,12 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.tandem.core.Event;
 import io.tandem.core.FaultInjector;
 import io.tandem.core.RetryPolicy;
+import io.tandem.core.spi.PublishOutcome;
+import io.tandem.core.spi.Transport;
 import io.tandem.jdbc.Dialect;
 import io.tandem.outbox.Outbox;
+import io.tandem.outbox.OutboxOperations;
+import io.tandem.outbox.OutboxRelay;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -126,18 +130,229 @@ abstract class InboxProcessorTest {
   }
 
   @Test
-  void aVersionAtOrBelowThePositionIsACountedDuplicateAndStillAcknowledged() throws SQLException {
+  void aRedeliveryIsACountedDuplicateAndStillAcknowledged() throws SQLException {
     InboxProcessor p = processor().build();
     TestMessage first = TestMessage.of(event("o-1", 1));
-    TestMessage again = TestMessage.of(event("o-1", 1)); // a different id, an old version
+    TestMessage second = TestMessage.of(event("o-1", 2));
 
     assertThat(p.process(first)).isEqualTo(Outcome.APPLIED);
-    assertThat(p.process(again)).isEqualTo(Outcome.DUPLICATE);
-    assertThat(p.process(first)).isEqualTo(Outcome.DUPLICATE);
+    assertThat(p.process(second)).isEqualTo(Outcome.APPLIED);
+    assertThat(p.process(first)).as("below the position, id seen").isEqualTo(Outcome.DUPLICATE);
+    assertThat(p.process(second)).as("at the position, id seen").isEqualTo(Outcome.DUPLICATE);
 
-    assertThat(invoices()).containsExactly("o-1#1");
+    assertThat(invoices()).containsExactly("o-1#1", "o-1#2");
     assertThat(p.duplicateCount()).isEqualTo(2);
-    assertThat(first.acks.get() + again.acks.get()).isEqualTo(3);
+    assertThat(p.versionConflictCount()).isZero();
+    assertThat(first.acks.get() + second.acks.get()).isEqualTo(4);
+  }
+
+  @Test
+  void anUnseenEventWithAVersionAlreadyTakenIsAVersionConflictNotADuplicate() throws SQLException {
+    SimpleMeterRegistry meters = new SimpleMeterRegistry();
+    InboxProcessor p = processor().meterRegistry(meters).build();
+    Event applied = event("o-1", 1);
+    Event conflicting = event("o-1", 1); // another event id claiming version 1
+    TestMessage other = TestMessage.of(conflicting);
+
+    assertThat(p.process(TestMessage.of(applied))).isEqualTo(Outcome.APPLIED);
+    assertThat(p.process(TestMessage.of(event("o-1", 2)))).isEqualTo(Outcome.APPLIED);
+    assertThat(p.process(other)).isEqualTo(Outcome.DEAD_LETTERED);
+
+    assertThat(invoices()).containsExactly("o-1#1", "o-1#2");
+    assertThat(other.acks.get()).as("dead-lettered, then acknowledged").isEqualTo(1);
+    assertThat(p.duplicateCount()).isZero();
+    assertThat(p.versionConflictCount()).isEqualTo(1);
+    assertThat(
+            meters
+                .get("tandem.consumer.version.conflicts")
+                .tag("consumer", consumer)
+                .counter()
+                .count())
+        .isEqualTo(1.0);
+    assertThat(
+            meters
+                .get("tandem.consumer.dead_lettered")
+                .tag("consumer", consumer)
+                .tag("reason", "VERSION_CONFLICT")
+                .counter()
+                .count())
+        .isEqualTo(1.0);
+    DeadLetter dead = p.deadLetters(DeadLetterStatus.DEAD, 0, 10).get(0);
+    assertThat(dead.reasonClass()).isEqualTo(DeadLetterReason.VERSION_CONFLICT);
+    assertThat(dead.eventId()).isEqualTo(conflicting.eventId());
+    assertThat(dead.reason())
+        .contains("version 1 of Order/o-1", "position (2)", conflicting.eventId().toString());
+    assertThat(p.process(TestMessage.of(event("o-1", 3))))
+        .as("the conflict does not hold the aggregate back")
+        .isEqualTo(Outcome.APPLIED);
+    assertThat(p.gaps(Duration.ZERO, 10)).isEmpty();
+  }
+
+  @Test
+  void versionsBeforeALateJoinersStartAreNoConflict() throws SQLException {
+    InboxProcessor late = processor().startAtFirstSeenVersion(true).build();
+    assertThat(late.process(TestMessage.of(event("o-1", 5)))).isEqualTo(Outcome.APPLIED);
+    assertThat(late.process(TestMessage.of(event("o-1", 3))))
+        .as("history from before the consumer joined")
+        .isEqualTo(Outcome.DUPLICATE);
+    assertThat(late.process(TestMessage.of(event("o-1", 5))))
+        .as("version 5 again, under another id")
+        .isEqualTo(Outcome.DEAD_LETTERED);
+    assertThat(late.versionConflictCount()).isEqualTo(1);
+    assertThat(invoices()).containsExactly("o-1#5");
+  }
+
+  @Test
+  void aVersionSkippedAtTheProducerIsAdvancedOverOnRecordAndTheNextVersionIsApplied()
+      throws Exception {
+    String aggregate = "skip-" + consumer;
+    Outbox outbox = Outbox.create();
+    List<Event> appended = new ArrayList<>();
+    try (Connection c = db.dataSource.getConnection()) {
+      c.setAutoCommit(false);
+      for (long v = 1; v <= 3; v++) {
+        Event e = event(aggregate, v);
+        outbox.append(c, e);
+        appended.add(e);
+      }
+      c.commit();
+    }
+    OutboxOperations.create(db.dataSource)
+        .skip(appended.get(1).eventId(), "v2 was written with the wrong amount, OPS-7");
+    InboxProcessor p = processor().build();
+    List<Outcome> outcomes = new ArrayList<>();
+    Transport broker =
+        new Transport() {
+          @Override
+          public String name() {
+            return "direct";
+          }
+
+          @Override
+          public List<PublishOutcome> publish(List<Event> events, Duration timeout) {
+            List<PublishOutcome> acks = new ArrayList<>();
+            for (Event e : events) {
+              if (e.aggregateId().equals(aggregate)) {
+                outcomes.add(p.process(TestMessage.of(e)));
+              }
+              acks.add(PublishOutcome.acknowledged(e.eventId()));
+            }
+            return acks;
+          }
+
+          @Override
+          public void close() {}
+        };
+    try (OutboxRelay relay =
+        OutboxRelay.builder()
+            .dataSource(db.dataSource)
+            .transport(broker)
+            .relayId("relay-" + consumer)
+            .build()) {
+      while (relay.runOnce() > 0) {
+        // until nothing is due
+      }
+    }
+    assertThat(outcomes)
+        .as("v2 is never published: v3 waits for it")
+        .containsExactly(Outcome.APPLIED, Outcome.PARKED);
+    AggregateGap gap = p.gaps(Duration.ZERO, 10).get(0);
+    assertThat(gap.explanation())
+        .contains(
+            "tandem inbox advance --consumer "
+                + consumer
+                + " --aggregate-type Order --aggregate-id "
+                + aggregate
+                + " --to-version 2 --reason");
+
+    InboxOperations ops = InboxOperations.create(db.dataSource);
+    assertThatThrownBy(() -> ops.advance(consumer, "Order", aggregate, 3, "too far", "alice"))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("version 3 of Order/" + aggregate + " is parked")
+        .hasMessageContaining("at most version 2");
+    assertThatThrownBy(() -> ops.advance(consumer, "Order", aggregate, 2, " ", "alice"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("a reason is required");
+    InboxAdvance advance =
+        ops.advance(consumer, "Order", aggregate, 2, "v2 skipped at the producer, OPS-7", "alice");
+    assertThat(p.drainReady()).as("the runner's sweep").isEqualTo(1);
+
+    assertThat(invoices()).containsExactly(aggregate + "#1", aggregate + "#3");
+    assertThat(p.gaps(Duration.ZERO, 10)).isEmpty();
+    assertThat(ops.advances(consumer, 0, 10))
+        .singleElement()
+        .satisfies(
+            a -> {
+              assertThat(a.id()).isEqualTo(advance.id());
+              assertThat(a.aggregateId()).isEqualTo(aggregate);
+              assertThat(a.fromVersion()).isEqualTo(1);
+              assertThat(a.toVersion()).isEqualTo(2);
+              assertThat(a.reason()).isEqualTo("v2 skipped at the producer, OPS-7");
+              assertThat(a.advancedBy()).isEqualTo("alice");
+              assertThat(a.advancedAt()).isNotNull();
+            });
+    try (Connection c = db.dataSource.getConnection();
+        PreparedStatement ps =
+            c.prepareStatement(
+                "SELECT skip_reason, published_at FROM tandem_outbox WHERE aggregate_id = ?"
+                    + " AND aggregate_version = 2")) {
+      ps.setString(1, aggregate);
+      try (ResultSet rs = ps.executeQuery()) {
+        assertThat(rs.next()).isTrue();
+        assertThat(rs.getString(1)).isEqualTo("v2 was written with the wrong amount, OPS-7");
+        assertThat(rs.getObject(2)).as("never published").isNull();
+      }
+    }
+    assertThat(p.process(TestMessage.of(appended.get(1))))
+        .as("the skipped version, should it arrive after all, is dropped: no conflict")
+        .isEqualTo(Outcome.DUPLICATE);
+    assertThatThrownBy(() -> ops.advance(consumer, "Order", aggregate, 3, "again", "alice"))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("is at version 3 of Order/" + aggregate + " already");
+  }
+
+  @Test
+  void advancingPastADeadLetterIsRefusedInFavourOfDiscard() {
+    InboxProcessor p =
+        processor()
+            .on(
+                "OrderRefused",
+                (c, e) -> {
+                  throw new PermanentHandlerException("never");
+                })
+            .build();
+    p.process(TestMessage.of(event("o-1", 1, "OrderRefused", 1)));
+    p.process(TestMessage.of(event("o-1", 2)));
+
+    assertThatThrownBy(() -> p.advance("Order", "o-1", 1, "get rid of it", "bob"))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("dead letter #")
+        .hasMessageContaining("discard");
+  }
+
+  @Test
+  void anErrorFromAHandlerIsRetriedThenDeadLetteredAndTheStreamFlowsOn() throws SQLException {
+    AtomicInteger calls = new AtomicInteger();
+    InboxProcessor p =
+        processor()
+            .on(
+                "OrderBroken",
+                (c, e) -> {
+                  calls.incrementAndGet();
+                  throw new NoClassDefFoundError("com/example/Missing");
+                })
+            .build();
+    TestMessage broken = TestMessage.of(event("o-1", 1, "OrderBroken", 1));
+
+    assertThat(p.process(broken)).isEqualTo(Outcome.DEAD_LETTERED);
+
+    assertThat(calls.get()).as("the retry policy's 3 attempts").isEqualTo(3);
+    assertThat(p.failedAttempts()).isEqualTo(3);
+    assertThat(broken.acks.get()).isEqualTo(1);
+    DeadLetter dead = p.deadLetters(DeadLetterStatus.DEAD, 0, 10).get(0);
+    assertThat(dead.reasonClass()).isEqualTo(DeadLetterReason.RETRIES_EXHAUSTED);
+    assertThat(dead.reason()).contains("NoClassDefFoundError", "com/example/Missing");
+    assertThat(p.process(TestMessage.of(event("o-2", 1)))).isEqualTo(Outcome.APPLIED);
   }
 
   @Test

@@ -261,7 +261,8 @@ public interface Dialect {
 
   /**
    * Creates a consumer's position for an aggregate unless it exists; affects no row when it does.
-   * Parameters: consumer, aggregate_type, aggregate_id, last_version.
+   * Parameters: consumer, aggregate_type, aggregate_id, last_version, start_version (the same
+   * value: where the position starts).
    */
   String positionCreate();
 
@@ -296,6 +297,41 @@ public interface Dialect {
 
   /** Moves a position forward. Parameters: last_version, consumer, aggregate_type, aggregate_id. */
   String positionUpdate();
+
+  /**
+   * What the ordering guard needs to judge an event at or below its aggregate's position (the rare
+   * path): whether the consumer has seen its event id, where the position started, and an operator
+   * advance over its version. Parameters: consumer, event_id, consumer, aggregate_type,
+   * aggregate_id, consumer, aggregate_type, aggregate_id, aggregate_version, aggregate_version.
+   * Columns: seen (count), start_version (null without a position), advance_id (null when none).
+   */
+  default String positionVersionProbe() {
+    return PortableSql.VERSION_PROBE;
+  }
+
+  /**
+   * Records an operator's advance of a position. Parameters: consumer, aggregate_type,
+   * aggregate_id, from_version, to_version, reason, advanced_by. Generated key: id.
+   */
+  default String advanceInsert() {
+    return PortableSql.ADVANCE_INSERT;
+  }
+
+  /**
+   * A consumer's advances after an id, in id order. Parameters: consumer, after id, limit. Columns:
+   * every column of {@code tandem_inbox_advance}.
+   */
+  default String advanceList() {
+    return PortableSql.ADVANCE_LIST;
+  }
+
+  /**
+   * The lowest parked version of an aggregate. Parameters: consumer, aggregate_type, aggregate_id.
+   * Column: lowest (null when nothing is parked).
+   */
+  default String parkedLowest() {
+    return PortableSql.PARKED_LOWEST;
+  }
 
   /**
    * Keeps an event that arrived before its predecessor; affects no row when it is parked already.

@@ -294,8 +294,8 @@ public final class MariaDbDialect implements Dialect {
   private static final String POSITION_CREATE =
       """
       INSERT IGNORE INTO tandem_inbox_position
-          (consumer, aggregate_type, aggregate_id, last_version)
-      VALUES (?, ?, ?, ?)
+          (consumer, aggregate_type, aggregate_id, last_version, start_version)
+      VALUES (?, ?, ?, ?, ?)
       """;
 
   private static final String POSITION_UPDATE =

@@ -63,12 +63,51 @@ final class PortableSql {
              FOR UPDATE
           """;
 
+  // Only a dead letter above the position holds the aggregate back: one at or below it (a
+  // VERSION_CONFLICT) does not.
   static final String DEAD_LETTER_BLOCKING =
       """
-      SELECT id, aggregate_version, reason FROM tandem_dead_letter
+      SELECT id, aggregate_version, reason FROM tandem_dead_letter d
        WHERE consumer = ? AND aggregate_type = ? AND aggregate_id = ? AND status = 'DEAD'
+         AND aggregate_version > COALESCE(
+             (SELECT pos.last_version FROM tandem_inbox_position pos
+               WHERE pos.consumer = d.consumer AND pos.aggregate_type = d.aggregate_type
+                 AND pos.aggregate_id = d.aggregate_id), 0)
        ORDER BY aggregate_version, id
        LIMIT 1
+      """;
+
+  static final String VERSION_PROBE =
+      """
+      SELECT (SELECT count(*) FROM tandem_inbox WHERE consumer = ? AND event_id = ?) AS seen,
+             (SELECT start_version FROM tandem_inbox_position
+               WHERE consumer = ? AND aggregate_type = ? AND aggregate_id = ?) AS start_version,
+             (SELECT max(id) FROM tandem_inbox_advance
+               WHERE consumer = ? AND aggregate_type = ? AND aggregate_id = ?
+                 AND from_version < ? AND to_version >= ?) AS advance_id
+      """;
+
+  static final String ADVANCE_INSERT =
+      """
+      INSERT INTO tandem_inbox_advance
+          (consumer, aggregate_type, aggregate_id, from_version, to_version, reason, advanced_by)
+      VALUES (?, ?, ?, ?, ?, ?, ?)
+      """;
+
+  static final String PARKED_LOWEST =
+      """
+      SELECT min(aggregate_version) AS lowest FROM tandem_inbox_parked
+       WHERE consumer = ? AND aggregate_type = ? AND aggregate_id = ?
+      """;
+
+  static final String ADVANCE_LIST =
+      """
+      SELECT id, consumer, aggregate_type, aggregate_id, from_version, to_version, reason,
+             advanced_by, advanced_at
+        FROM tandem_inbox_advance
+       WHERE consumer = ? AND id > ?
+       ORDER BY id
+       LIMIT ?
       """;
 
   static final String DEAD_LETTER_COUNT =

@@ -253,8 +253,9 @@ public final class PostgresDialect implements Dialect {
 
   private static final String POSITION_CREATE =
       """
-      INSERT INTO tandem_inbox_position (consumer, aggregate_type, aggregate_id, last_version)
-      VALUES (?, ?, ?, ?)
+      INSERT INTO tandem_inbox_position
+          (consumer, aggregate_type, aggregate_id, last_version, start_version)
+      VALUES (?, ?, ?, ?, ?)
       ON CONFLICT DO NOTHING
       """;
 

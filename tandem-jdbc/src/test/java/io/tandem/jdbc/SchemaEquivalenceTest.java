@@ -35,6 +35,7 @@ class SchemaEquivalenceTest {
           "tandem_relay_instance",
           "tandem_inbox_position",
           "tandem_inbox_parked",
+          "tandem_inbox_advance",
           "tandem_dead_letter",
           "tandem_saga",
           "tandem_saga_step",

@@ -7,6 +7,7 @@ import io.tandem.inbox.AggregateGap;
 import io.tandem.inbox.DeadLetter;
 import io.tandem.inbox.DeadLetterReason;
 import io.tandem.inbox.DeadLetterStatus;
+import io.tandem.inbox.InboxAdvance;
 import io.tandem.jdbc.Dialect;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -55,6 +56,7 @@ public final class ConsumerStore {
       ps.setString(2, type);
       ps.setString(3, id);
       ps.setLong(4, initial);
+      ps.setLong(5, initial);
       ps.executeUpdate();
     }
     return selectPosition(c, consumer, type, id)
@@ -69,6 +71,125 @@ public final class ConsumerStore {
       ps.setString(3, id);
       try (ResultSet rs = ps.executeQuery()) {
         return rs.next() ? OptionalLong.of(rs.getLong(1)) : OptionalLong.empty();
+      }
+    }
+  }
+
+  /**
+   * What the ordering guard knows about an event at or below its aggregate's position.
+   *
+   * @param seen whether the consumer processed this event id before
+   * @param startVersion where the position started (versions at or below it came before)
+   * @param advanceId the operator advance that moved the position over this version, if any
+   */
+  public record VersionProbe(boolean seen, long startVersion, OptionalLong advanceId) {}
+
+  /** Reads {@link VersionProbe} for an event whose version is at or below the position. */
+  public VersionProbe probe(Connection c, String consumer, Event e) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(dialect.positionVersionProbe())) {
+      ps.setString(1, consumer);
+      ps.setObject(2, e.eventId());
+      ps.setString(3, consumer);
+      ps.setString(4, e.aggregateType());
+      ps.setString(5, e.aggregateId());
+      ps.setString(6, consumer);
+      ps.setString(7, e.aggregateType());
+      ps.setString(8, e.aggregateId());
+      ps.setLong(9, e.aggregateVersion());
+      ps.setLong(10, e.aggregateVersion());
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        boolean seen = rs.getLong("seen") > 0;
+        long start = rs.getLong("start_version");
+        long advance = rs.getLong("advance_id");
+        return new VersionProbe(
+            seen, start, rs.wasNull() ? OptionalLong.empty() : OptionalLong.of(advance));
+      }
+    }
+  }
+
+  /** Records an operator's advance of a position; returns its id. */
+  public long insertAdvance(
+      Connection c,
+      String consumer,
+      String type,
+      String id,
+      long from,
+      long to,
+      String reason,
+      String advancedBy)
+      throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(dialect.advanceInsert(), new String[] {"id"})) {
+      ps.setString(1, consumer);
+      ps.setString(2, type);
+      ps.setString(3, id);
+      ps.setLong(4, from);
+      ps.setLong(5, to);
+      ps.setString(6, reason);
+      ps.setString(7, advancedBy);
+      ps.executeUpdate();
+      try (ResultSet keys = ps.getGeneratedKeys()) {
+        if (!keys.next()) {
+          throw new SQLException("the advance record's insert returned no id");
+        }
+        return keys.getLong(1);
+      }
+    }
+  }
+
+  /** A consumer's advances after {@code afterId}, oldest first. */
+  public List<InboxAdvance> listAdvances(Connection c, String consumer, long afterId, int limit)
+      throws SQLException {
+    List<InboxAdvance> advances = new ArrayList<>();
+    try (PreparedStatement ps = c.prepareStatement(dialect.advanceList())) {
+      ps.setString(1, consumer);
+      ps.setLong(2, afterId);
+      ps.setInt(3, limit);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          advances.add(
+              new InboxAdvance(
+                  rs.getLong("id"),
+                  rs.getString("consumer"),
+                  rs.getString("aggregate_type"),
+                  rs.getString("aggregate_id"),
+                  rs.getLong("from_version"),
+                  rs.getLong("to_version"),
+                  rs.getString("reason"),
+                  rs.getString("advanced_by"),
+                  dialect.readInstant(rs, "advanced_at")));
+        }
+      }
+    }
+    return advances;
+  }
+
+  /** The lowest parked version of an aggregate, if any is parked. */
+  public OptionalLong lowestParked(Connection c, String consumer, String type, String id)
+      throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(dialect.parkedLowest())) {
+      ps.setString(1, consumer);
+      ps.setString(2, type);
+      ps.setString(3, id);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        long lowest = rs.getLong("lowest");
+        return rs.wasNull() ? OptionalLong.empty() : OptionalLong.of(lowest);
+      }
+    }
+  }
+
+  /** The oldest open dead letter above the position of an aggregate: its id and version. */
+  public Optional<long[]> blockingDeadLetter(Connection c, String consumer, String type, String id)
+      throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(dialect.deadLetterBlocking())) {
+      ps.setString(1, consumer);
+      ps.setString(2, type);
+      ps.setString(3, id);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next()
+            ? Optional.of(new long[] {rs.getLong("id"), rs.getLong("aggregate_version")})
+            : Optional.empty();
       }
     }
   }
@@ -142,11 +263,16 @@ public final class ConsumerStore {
   }
 
   public void updatePosition(Connection c, String consumer, Event e) throws SQLException {
+    updatePosition(c, consumer, e.aggregateType(), e.aggregateId(), e.aggregateVersion());
+  }
+
+  public void updatePosition(Connection c, String consumer, String type, String id, long version)
+      throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(dialect.positionUpdate())) {
-      ps.setLong(1, e.aggregateVersion());
+      ps.setLong(1, version);
       ps.setString(2, consumer);
-      ps.setString(3, e.aggregateType());
-      ps.setString(4, e.aggregateId());
+      ps.setString(3, type);
+      ps.setString(4, id);
       ps.executeUpdate();
     }
   }
@@ -324,9 +450,33 @@ public final class ConsumerStore {
             g.waitingSince(),
             g.waiting(),
             OptionalLong.empty(),
-            waits + ", which has not been delivered yet (" + g.waiting() + ")");
+            waits
+                + ", which has not been delivered yet ("
+                + g.waiting()
+                + "). If it never will be (skipped at the producer), move past it, recorded: "
+                + advanceCommand(consumer, g));
       }
     }
+  }
+
+  /** The operator's command that moves {@code consumer} past the versions a gap waits for. */
+  static String advanceCommand(String consumer, AggregateGap g) {
+    return "tandem inbox advance --consumer "
+        + shellWord(consumer)
+        + " --aggregate-type "
+        + shellWord(g.aggregateType())
+        + " --aggregate-id "
+        + shellWord(g.aggregateId())
+        + " --to-version "
+        + (g.firstParked() - 1)
+        + " --reason '...'";
+  }
+
+  private static String shellWord(String value) {
+    if (value.matches("[A-Za-z0-9._:/@+-]+")) {
+      return value;
+    }
+    return "'" + value.replace("'", "'\\''") + "'";
   }
 
   /** Inserts a dead letter; {@code event} is null when the message could not be decoded. */

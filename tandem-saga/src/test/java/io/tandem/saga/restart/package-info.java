@@ -1,0 +1,2 @@
+/** Orchestrator processes killed and started again: durable timers. */
+package io.tandem.saga.restart;
