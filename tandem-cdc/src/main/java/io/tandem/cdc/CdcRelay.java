@@ -611,19 +611,24 @@ public final class CdcRelay implements AutoCloseable {
         log.warn("CDC relay {}: closing the engine failed: {}", relayId, ErrorSummary.of(e));
       }
     }
-    shutdown(engineExecutor);
-    shutdown(scheduler);
+    // the engine's own thread ends once it flushed its last position: let it, do not interrupt it
+    shutdown(engineExecutor, false);
+    shutdown(scheduler, true);
     if (contextId != null) {
       OffsetStoreContext.unregister(contextId);
     }
     running = false;
   }
 
-  private static void shutdown(ExecutorService executor) {
+  private static void shutdown(ExecutorService executor, boolean interrupt) {
     if (executor == null) {
       return;
     }
-    executor.shutdownNow();
+    if (interrupt) {
+      executor.shutdownNow();
+    } else {
+      executor.shutdown();
+    }
     try {
       executor.awaitTermination(30, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
