@@ -298,6 +298,20 @@ public final class CdcRelay implements AutoCloseable {
       throw new TandemException("interrupted while starting CDC relay " + relayId, e);
     }
     Throwable failure = engineFailure.get();
+    if (failure == null && !awaitSlotActive()) {
+      failure = engineFailure.get();
+      if (failure == null) {
+        close();
+        throw new TandemException(
+            "CDC relay "
+                + relayId
+                + " started its engine, but no client streams from slot '"
+                + slotName
+                + "' after "
+                + startTimeout
+                + "; see the log for Debezium's messages");
+      }
+    }
     if (failure != null) {
       close();
       throw new CdcSetupException(
@@ -310,6 +324,23 @@ public final class CdcRelay implements AutoCloseable {
         slotName,
         publicationName,
         transport.name());
+  }
+
+  /** Waits until the slot exists and a client streams from it (the engine's task starts first). */
+  private boolean awaitSlotActive() {
+    long deadline = System.nanoTime() + startTimeout.toNanos();
+    while (System.nanoTime() < deadline && engineFailure.get() == null) {
+      if (monitor.slotActive()) {
+        return true;
+      }
+      try {
+        Thread.sleep(100);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return false;
+      }
+    }
+    return false;
   }
 
   private Properties engineConfig(SetupCheck.Location location) {

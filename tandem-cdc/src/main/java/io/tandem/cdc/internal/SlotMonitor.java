@@ -73,6 +73,19 @@ public final class SlotMonitor {
     return last.get();
   }
 
+  /** Whether the slot exists and a client streams from it now. */
+  public boolean slotActive() {
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement ps = c.prepareStatement(PostgresCdcDialect.SLOT)) {
+      ps.setString(1, slot);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() && rs.getBoolean("active");
+      }
+    } catch (SQLException e) {
+      throw new JdbcException("reading replication slot " + slot + " failed", e);
+    }
+  }
+
   public Look look() {
     long lagBytes = -1;
     long pending;
