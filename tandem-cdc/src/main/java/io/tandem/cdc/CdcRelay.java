@@ -123,6 +123,8 @@ public final class CdcRelay implements AutoCloseable {
   private static final int DRAIN_AGGREGATES_PER_CYCLE = 500;
 
   private final String jdbcUrl;
+  private final String user;
+  private final String password;
   private final DataSource dataSource;
   private final Transport transport;
   private final String relayId;
@@ -164,7 +166,9 @@ public final class CdcRelay implements AutoCloseable {
 
   private CdcRelay(Builder b) {
     this.jdbcUrl = b.jdbcUrl;
-    this.dataSource = b.dataSource != null ? b.dataSource : dataSourceOf(b.jdbcUrl);
+    this.user = b.user;
+    this.password = b.password;
+    this.dataSource = b.dataSource != null ? b.dataSource : dataSourceOf(b);
     this.transport = b.transport;
     this.relayId = b.relayId != null ? b.relayId : defaultRelayId();
     this.slotName = b.slotName;
@@ -359,10 +363,12 @@ public final class CdcRelay implements AutoCloseable {
     p.setProperty("database.hostname", url.getProperty("PGHOST", "localhost").split(",")[0]);
     p.setProperty("database.port", url.getProperty("PGPORT", "5432").split(",")[0]);
     p.setProperty("database.dbname", location.database());
-    p.setProperty("database.user", url.getProperty("user", System.getProperty("user.name")));
-    String password = url.getProperty("password");
-    if (password != null) {
-      p.setProperty("database.password", password);
+    p.setProperty(
+        "database.user",
+        user != null ? user : url.getProperty("user", System.getProperty("user.name")));
+    String secret = password != null ? password : url.getProperty("password");
+    if (secret != null) {
+      p.setProperty("database.password", secret);
     }
     if (url.getProperty("sslmode") != null) {
       p.setProperty("database.sslmode", url.getProperty("sslmode"));
@@ -676,9 +682,15 @@ public final class CdcRelay implements AutoCloseable {
     };
   }
 
-  private static DataSource dataSourceOf(String jdbcUrl) {
+  private static DataSource dataSourceOf(Builder b) {
     PGSimpleDataSource ds = new PGSimpleDataSource();
-    ds.setURL(jdbcUrl);
+    ds.setURL(b.jdbcUrl);
+    if (b.user != null) {
+      ds.setUser(b.user);
+    }
+    if (b.password != null) {
+      ds.setPassword(b.password);
+    }
     return ds;
   }
 
@@ -697,6 +709,8 @@ public final class CdcRelay implements AutoCloseable {
   /** Builds a {@link CdcRelay}; {@link #jdbcUrl} and {@link #transport} are required. */
   public static final class Builder {
     private String jdbcUrl;
+    private String user;
+    private String password;
     private DataSource dataSource;
     private Transport transport;
     private String relayId;
@@ -725,6 +739,18 @@ public final class CdcRelay implements AutoCloseable {
      */
     public Builder jdbcUrl(String jdbcUrl) {
       this.jdbcUrl = jdbcUrl;
+      return this;
+    }
+
+    /** The database user, if not in the URL. */
+    public Builder user(String user) {
+      this.user = user;
+      return this;
+    }
+
+    /** The password, if not in the URL; never logged. */
+    public Builder password(String password) {
+      this.password = password;
       return this;
     }
 
