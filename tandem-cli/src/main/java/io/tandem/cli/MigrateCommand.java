@@ -1,10 +1,12 @@
 package io.tandem.cli;
 
 import com.zaxxer.hikari.HikariDataSource;
+import io.tandem.cdc.CdcOperations;
 import io.tandem.jdbc.Migrations;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 
 /** {@code tandem migrate}: applies Tandem's schema to a database. */
 @Command(
@@ -18,6 +20,14 @@ import picocli.CommandLine.Mixin;
 final class MigrateCommand implements Callable<Integer> {
   @Mixin DatabaseOptions database;
 
+  @Option(
+      names = "--cdc-publication",
+      paramLabel = "NAME",
+      description =
+          "Also create the PostgreSQL publication the CDC relay reads (tandem_outbox and"
+              + " tandem_cdc_heartbeat, inserts only), unless it exists (docs/cdc.md).")
+  String cdcPublication;
+
   @Override
   public Integer call() {
     try (HikariDataSource ds = database.pool("tandem-migrate", 2)) {
@@ -26,6 +36,17 @@ final class MigrateCommand implements Callable<Integer> {
           applied == 0
               ? "schema is up to date"
               : "applied " + applied + " migration" + (applied == 1 ? "" : "s"));
+      if (cdcPublication != null) {
+        if (!database.jdbcUrl.startsWith("jdbc:postgresql:")) {
+          throw new IllegalArgumentException(
+              "--cdc-publication needs PostgreSQL: the CDC relay reads PostgreSQL's WAL");
+        }
+        boolean created = new CdcOperations(ds).createPublication(cdcPublication);
+        System.out.println(
+            "publication "
+                + cdcPublication
+                + (created ? " created" : " exists already (left as it is)"));
+      }
     }
     return 0;
   }

@@ -3,12 +3,15 @@ package io.tandem.cli;
 import com.zaxxer.hikari.HikariDataSource;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.tandem.cdc.CdcRelay;
+import io.tandem.cdc.CdcRelayStatus;
 import io.tandem.core.spi.Transport;
 import io.tandem.jdbc.Migrations;
 import io.tandem.outbox.OutboxMetrics;
 import io.tandem.outbox.OutboxOperations;
 import io.tandem.outbox.OutboxRelay;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -24,11 +27,48 @@ import picocli.CommandLine.Option;
     description = {
       "Publishes the events that services (in any language) append to tandem_outbox.",
       "Run several instances for availability: they share the 64 partitions through leases.",
+      "--mode cdc reads the outbox's inserts from PostgreSQL's WAL instead (docs/cdc.md).",
       "Serves /health and /metrics over HTTP; stops gracefully on SIGTERM."
     })
 final class RelayCommand implements Callable<Integer> {
   @Mixin DatabaseOptions database;
   @Mixin TransportOptions transport;
+
+  /** How the relay finds new events. */
+  enum Mode {
+    /** Reads due rows of its leased partitions (any database). */
+    polling,
+    /** Debezium's embedded engine streams the inserts from PostgreSQL's WAL. */
+    cdc
+  }
+
+  @Option(
+      names = "--mode",
+      defaultValue = "polling",
+      description =
+          "polling or cdc (PostgreSQL with wal_level=logical; default: ${DEFAULT-VALUE}).")
+  Mode mode;
+
+  @Option(
+      names = "--slot",
+      defaultValue = CdcRelay.DEFAULT_SLOT_NAME,
+      description =
+          "--mode cdc: replication slot, also the stored position's name (default: ${DEFAULT-VALUE}).")
+  String slot;
+
+  @Option(
+      names = "--publication",
+      description =
+          "--mode cdc: publication to read (default: the slot's name; created if missing).")
+  String publication;
+
+  @Option(
+      names = "--cdc-heartbeat",
+      defaultValue = CdcRelay.DEFAULT_HEARTBEAT_SECONDS + "s",
+      converter = DurationConverter.class,
+      description =
+          "--mode cdc: heartbeat interval; keeps an idle slot from holding WAL (default: ${DEFAULT-VALUE}).")
+  Duration cdcHeartbeat;
 
   @Option(names = "--relay-id", description = "Unique instance name (default: host-pid-random).")
   String relayId;
@@ -117,6 +157,9 @@ final class RelayCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    if (mode == Mode.cdc) {
+      return runCdc();
+    }
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     OutboxRelay.Builder builder = checkedSettings().meterRegistry(registry);
     HttpEndpoint endpoint = httpPort < 0 ? null : httpEndpoint(System.getenv());
@@ -163,6 +206,102 @@ final class RelayCommand implements Callable<Integer> {
       }
     }
     return 0;
+  }
+
+  /** {@code --mode cdc}: the CDC relay, with the same endpoint and outbox metrics. */
+  private Integer runCdc() throws Exception {
+    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    HttpEndpoint endpoint = httpPort < 0 ? null : httpEndpoint(System.getenv());
+    CountDownLatch stopped = new CountDownLatch(1);
+    try (HikariDataSource ds = database.pool("tandem-cdc", 3);
+        Transport broker = transport.build()) {
+      if (!database.jdbcUrl.startsWith("jdbc:postgresql:")) {
+        throw new IllegalArgumentException(
+            "--mode cdc needs PostgreSQL (its WAL); use --mode polling for "
+                + database.jdbcUrl.substring(0, database.jdbcUrl.indexOf(':', 5)));
+      }
+      if (migrate) {
+        Migrations.migrate(ds);
+      }
+      CdcRelay.Builder builder =
+          CdcRelay.builder()
+              .jdbcUrl(database.jdbcUrl)
+              .dataSource(ds)
+              .transport(broker)
+              .slotName(slot)
+              .heartbeatInterval(cdcHeartbeat)
+              .publishTimeout(publishTimeout)
+              .meterRegistry(registry);
+      if (database.user != null && !database.user.isBlank()) {
+        builder.user(database.user);
+      }
+      String password = System.getenv(database.passwordVariable);
+      if (password != null) {
+        builder.password(password);
+      }
+      if (publication != null) {
+        builder.publicationName(publication);
+      }
+      if (relayId != null) {
+        builder.relayId(relayId);
+      }
+      CdcRelay relay;
+      try {
+        relay = builder.build();
+      } catch (IllegalArgumentException e) {
+        throw CliText.withOptionNames(
+            e, Map.of("slotName", "--slot", "publicationName", "--publication"));
+      }
+      OutboxOperations ops = OutboxOperations.create(ds);
+      if (endpoint != null) {
+        endpoint.warn(System.err);
+      }
+      try (OutboxMetrics metrics = OutboxMetrics.register(registry, ops, Duration.ofSeconds(5));
+          HealthServer http =
+              endpoint == null
+                  ? null
+                  : new HealthServer(endpoint, registry, () -> cdcHealth(relay.status()))) {
+        Runtime.getRuntime()
+            .addShutdownHook(
+                new Thread(
+                    () -> {
+                      relay.close(); // stores the acknowledged position
+                      stopped.countDown();
+                    },
+                    "tandem-relay-shutdown"));
+        relay.start();
+        System.err.printf(
+            Locale.ROOT,
+            "tandem relay %s (cdc, slot %s) publishing via %s%s%n",
+            relay.relayId(),
+            slot,
+            broker.name(),
+            http == null ? "" : "; health and metrics on port " + http.port());
+        relay.awaitStop(Duration.ofDays(36500));
+        if (relay.status().failure().isPresent()) {
+          System.err.println("tandem relay: " + relay.status().failure().get());
+          return 1;
+        }
+        stopped.await();
+      }
+    }
+    return 0;
+  }
+
+  private static HealthServer.Health cdcHealth(CdcRelayStatus s) {
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("mode", "cdc");
+    body.put("slot", s.slotName());
+    body.put("running", s.running());
+    body.put("failure", s.failure().orElse(null));
+    body.put("published", s.published());
+    body.put("last_published_at", s.lastPublishedAt().map(Object::toString).orElse(null));
+    body.put("last_heartbeat_at", s.lastHeartbeatAt().map(Object::toString).orElse(null));
+    body.put("held_aggregates", s.heldAggregates());
+    body.put("slot_lag_bytes", s.slotLagBytes() < 0 ? null : s.slotLagBytes());
+    body.put("oldest_pending_age_ms", s.oldestPendingAge().toMillis());
+    body.put("lagging", s.lagging());
+    return new HealthServer.Health(s.running(), body);
   }
 
   /** The builder's names of the settings these options give, for error messages. */

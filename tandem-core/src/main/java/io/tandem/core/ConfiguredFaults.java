@@ -60,7 +60,8 @@ public final class ConfiguredFaults implements FaultInjector {
           ORCHESTRATOR_AFTER_STEP,
           XA_AFTER_PREPARE,
           XA_AFTER_DECISION,
-          XA_MID_PHASE_TWO);
+          XA_MID_PHASE_TWO,
+          CDC_BEFORE_OFFSET_FLUSH);
 
   private final Map<String, Rule> rules;
 

@@ -35,6 +35,12 @@ public interface FaultInjector {
   /** A two-phase coordinator committed its first branch in phase 2, not the others yet. */
   String XA_MID_PHASE_TWO = "xa.mid-phase-two";
 
+  /**
+   * The CDC relay's broker acknowledged every event up to a position, and the relay is about to
+   * store that position (its offset flush): the position is not durable yet.
+   */
+  String CDC_BEFORE_OFFSET_FLUSH = "cdc.before-offset-flush";
+
   /** Injects nothing. */
   FaultInjector NONE = point -> {};
 

@@ -41,7 +41,10 @@ class SchemaEquivalenceTest {
           "tandem_saga_step",
           "tandem_saga_participation",
           "tandem_xa_decision",
-          "tandem_xa_resolution");
+          "tandem_xa_resolution",
+          "tandem_cdc_offset",
+          "tandem_cdc_relay",
+          "tandem_cdc_heartbeat");
 
   private static final String POSTGRES_COLUMNS =
       """

@@ -1,0 +1,4 @@
+package io.tandem.cdc.internal;
+
+/** An aggregate's identity: the unit of order. */
+public record Aggregate(String type, String id) {}
