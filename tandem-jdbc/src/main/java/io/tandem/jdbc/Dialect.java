@@ -453,6 +453,14 @@ public interface Dialect {
   }
 
   /**
+   * Instances per type and status, with the oldest last change of each group (the gauges of {@code
+   * SagaMetrics}). No parameters. Columns: saga_type, status, instances, oldest_update.
+   */
+  default String sagaCounts() {
+    return PortableSql.SAGA_COUNTS;
+  }
+
+  /**
    * The name the step log last recorded for a step index of an instance. Parameters: saga_id,
    * step_index. Column: step.
    */

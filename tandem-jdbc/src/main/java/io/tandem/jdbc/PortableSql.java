@@ -137,6 +137,13 @@ final class PortableSql {
        WHERE status IN ('COMPLETED', 'COMPENSATED') AND ended_at < ?
       """;
 
+  static final String SAGA_COUNTS =
+      """
+      SELECT saga_type, status, count(*) AS instances, min(updated_at) AS oldest_update
+        FROM tandem_saga
+       GROUP BY saga_type, status
+      """;
+
   static final String SAGA_STEP_NAME =
       """
       SELECT step FROM tandem_saga_step
