@@ -22,6 +22,7 @@ import picocli.CommandLine.Command;
       SagaCommand.class,
       TrailCommand.class,
       XaCommand.class,
+      DashboardCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class TandemCommand implements Runnable {

@@ -460,6 +460,24 @@ public interface Dialect {
     return PortableSql.SAGA_COUNTS;
   }
 
+  // ---- dashboard ----------------------------------------------------------------------------
+
+  /**
+   * Records an operator's action in the dashboard's audit log. Parameters: operator, remote,
+   * action, target, outcome, detail.
+   */
+  default String dashboardActionInsert() {
+    return PortableSql.DASHBOARD_ACTION_INSERT;
+  }
+
+  /**
+   * The latest actions, newest first. Parameter: limit. Columns: id, acted_at, operator, remote,
+   * action, target, outcome, detail.
+   */
+  default String dashboardActionList() {
+    return PortableSql.DASHBOARD_ACTION_LIST;
+  }
+
   /**
    * The name the step log last recorded for a step index of an instance. Parameters: saga_id,
    * step_index. Column: step.
