@@ -1,5 +1,6 @@
 package io.tandem.bench;
 
+import io.tandem.core.Progress;
 import io.tandem.testkit.KafkaBroker;
 import io.tandem.testkit.MariaDbServer;
 import io.tandem.testkit.PostgresServer;
@@ -40,6 +41,7 @@ public final class CompareBenchmark {
   private final String mariadbUrl;
   private final String kafkaBootstrap;
   private final PrintStream progress;
+  private volatile Progress bar; // while run() goes through the approaches
 
   public CompareBenchmark(
       int transfers,
@@ -82,6 +84,7 @@ public final class CompareBenchmark {
               (db, probe) ->
                   new CompareOutbox(
                       db, probe, kafka.bootstrapServers(), "compare." + run + ".outbox.", 4));
+      bar = progress == null ? null : Progress.start("[compare] approaches", 3, progress);
       for (var make : approaches) {
         try (TransferDatabases db =
             new TransferDatabases(pg, maria, "compare", 1000, concurrency + 24)) {
@@ -90,6 +93,14 @@ public final class CompareBenchmark {
             results.add(measure(db, probe, approach));
           }
         }
+        if (bar != null) {
+          bar.advance(1);
+        }
+      }
+    } finally {
+      if (bar != null) {
+        bar.close();
+        bar = null;
       }
     }
     return new CompareReport(results, transfers, concurrency);
@@ -274,7 +285,10 @@ public final class CompareBenchmark {
   }
 
   private void say(String format, Object... args) {
-    if (progress != null) {
+    Progress live = bar;
+    if (live != null) {
+      live.log("[compare] " + String.format(Locale.ROOT, format, args));
+    } else if (progress != null) {
       progress.println("[compare] " + String.format(Locale.ROOT, format, args));
       progress.flush();
     }

@@ -2,6 +2,7 @@ package io.tandem.bench;
 
 import io.tandem.core.Event;
 import io.tandem.core.FaultInjector;
+import io.tandem.core.Progress;
 import io.tandem.core.spi.Transport;
 import io.tandem.jdbc.PostgresDialect;
 import io.tandem.jdbc.Transactions;
@@ -669,12 +670,24 @@ public final class RelayBenchmark {
    * that nothing is pending. The wait watches the relay's own counter: polling a count over the
    * outbox meanwhile would load the database whose throughput is being measured.
    */
-  private static void awaitDrained(
-      BenchDatabase db, OutboxRelay relay, long expected, Duration timeout) throws Exception {
+  private void awaitDrained(BenchDatabase db, OutboxRelay relay, long expected, Duration timeout)
+      throws Exception {
     long deadline = System.nanoTime() + timeout.toNanos();
-    while (relay.publishedCount() < expected) {
-      checkDeadline(deadline, timeout);
-      TimeUnit.MILLISECONDS.sleep(5);
+    long before = relay.publishedCount();
+    try (Progress bar =
+        progress == null
+            ? null
+            : Progress.start("[bench] published", Math.max(0, expected - before), progress)) {
+      while (relay.publishedCount() < expected) {
+        checkDeadline(deadline, timeout);
+        if (bar != null) {
+          bar.update(relay.publishedCount() - before);
+        }
+        TimeUnit.MILLISECONDS.sleep(5);
+      }
+      if (bar != null) {
+        bar.update(relay.publishedCount() - before);
+      }
     }
     while (db.pending() > 0) {
       checkDeadline(deadline, timeout);

@@ -34,6 +34,17 @@ record HttpEndpoint(String host, int port, boolean remote, Optional<String> toke
    */
   static HttpEndpoint of(
       String host, int port, boolean allowRemote, Path tokenFile, Map<String, String> env) {
+    return of(host, port, allowRemote, tokenFile, env, TOKEN_VARIABLE);
+  }
+
+  /** As {@link #of(String, int, boolean, Path, Map)}, the token read from {@code tokenVariable}. */
+  static HttpEndpoint of(
+      String host,
+      int port,
+      boolean allowRemote,
+      Path tokenFile,
+      Map<String, String> env,
+      String tokenVariable) {
     boolean remote = !isLoopback(host);
     if (remote && !allowRemote) {
       throw new IllegalArgumentException(
@@ -42,9 +53,9 @@ record HttpEndpoint(String host, int port, boolean remote, Optional<String> toke
               + " is not a loopback address: /health and /metrics would be reachable from the"
               + " network. Add --http-allow-remote to mean it, and require a bearer token with"
               + " --http-token-file FILE or "
-              + TOKEN_VARIABLE);
+              + tokenVariable);
     }
-    return new HttpEndpoint(host, port, remote, token(tokenFile, env));
+    return new HttpEndpoint(host, port, remote, token(tokenFile, env, tokenVariable));
   }
 
   /** The warning to print before a remote bind; empty on loopback. */
@@ -82,12 +93,12 @@ record HttpEndpoint(String host, int port, boolean remote, Optional<String> toke
     }
   }
 
-  private static Optional<String> token(Path file, Map<String, String> env) {
+  private static Optional<String> token(Path file, Map<String, String> env, String variable) {
     if (file == null) {
-      String fromEnv = env.get(TOKEN_VARIABLE);
+      String fromEnv = env.get(variable);
       return fromEnv == null || fromEnv.isBlank()
           ? Optional.empty()
-          : Optional.of(checked(fromEnv.strip(), TOKEN_VARIABLE));
+          : Optional.of(checked(fromEnv.strip(), variable));
     }
     String text;
     try {

@@ -1,6 +1,7 @@
 package io.tandem.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.tandem.core.Progress;
 import io.tandem.outbox.OutboxOperations;
 import io.tandem.outbox.OutboxRetention;
 import io.tandem.outbox.OutboxStatus;
@@ -334,7 +335,13 @@ final class OutboxCommand extends CommandGroup {
               database,
               ds -> {
                 OutboxRetention retention = settings.dataSource(ds).build();
-                return dryRun ? retention.dryRun() : retention.run();
+                if (dryRun) {
+                  return retention.dryRun();
+                }
+                long eligible = retention.dryRun().rows();
+                try (Progress bar = Progress.start("deleting", eligible, System.err)) {
+                  return retention.run(bar::update);
+                }
               });
       PrintWriter out = spec.commandLine().getOut();
       out.printf(

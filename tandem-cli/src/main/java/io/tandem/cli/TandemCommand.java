@@ -22,7 +22,11 @@ import picocli.CommandLine.Command;
       SagaCommand.class,
       TrailCommand.class,
       XaCommand.class,
+<<<<<<< HEAD
       CdcCommand.class,
+=======
+      DashboardCommand.class,
+>>>>>>> h-ops
       CommandLine.HelpCommand.class
     })
 public final class TandemCommand implements Runnable {

@@ -1,5 +1,6 @@
 package io.tandem.drill;
 
+import io.tandem.core.Progress;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -125,12 +126,13 @@ public final class DrillRunner {
   public static DrillReport run(List<String> names, DrillSettings settings, PrintStream progress) {
     List<String> selected = resolve(names);
     List<DrillResult> results = new ArrayList<>();
-    say(progress, "starting servers...");
+    Progress bar = progress == null ? null : Progress.start("drills", selected.size(), progress);
+    say(bar, "starting servers...");
     try (DrillEnvironment env = DrillEnvironment.start(settings)) {
-      say(progress, "servers up (%s); logs in %s", env.describe(), settings.workDir());
+      say(bar, "servers up (%s); logs in %s", env.describe(), settings.workDir());
       for (String name : selected) {
         long start = System.nanoTime();
-        say(progress, "%s: %s", name, DRILLS.get(name).description());
+        say(bar, "%s: %s", name, DRILLS.get(name).description());
         DrillResult r;
         try {
           r = DRILLS.get(name).body().run(env, name);
@@ -142,7 +144,7 @@ public final class DrillRunner {
         }
         results.add(r);
         say(
-            progress,
+            bar,
             "%s: %s in %.1f s (committed %d, delivered %d, lost %d, duplicate side effects %d,"
                 + " order violations %d)",
             name,
@@ -153,15 +155,21 @@ public final class DrillRunner {
             r.lost(),
             r.duplicateSideEffects(),
             r.orderViolations());
+        if (bar != null) {
+          bar.advance(1);
+        }
+      }
+    } finally {
+      if (bar != null) {
+        bar.close();
       }
     }
     return new DrillReport(results);
   }
 
-  private static void say(PrintStream out, String format, Object... args) {
-    if (out != null) {
-      out.println("[drill] " + String.format(Locale.ROOT, format, args));
-      out.flush();
+  private static void say(Progress bar, String format, Object... args) {
+    if (bar != null) {
+      bar.log("[drill] " + String.format(Locale.ROOT, format, args));
     }
   }
 }

@@ -874,7 +874,10 @@ public final class InboxProcessor {
       this.consumer = consumer;
       applied = counter("tandem.consumer.applied", "Events whose handler ran and committed");
       duplicates = counter("tandem.consumer.duplicates", "Deliveries recognised as duplicates");
-      parked = counter("tandem.consumer.parked.total", "Events parked ahead of a gap");
+      parked =
+          counter(
+              "tandem.consumer.parkings",
+              "Events parked ahead of a gap (the gauge tandem.consumer.parked: parked now)");
       skipped = counter("tandem.consumer.skipped", "Events no handler takes, skipped by policy");
       failedAttempts = counter("tandem.consumer.failed.attempts", "Handler attempts that failed");
       versionConflicts =

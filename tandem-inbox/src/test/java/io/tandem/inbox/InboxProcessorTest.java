@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.tandem.core.Event;
 import io.tandem.core.FaultInjector;
 import io.tandem.core.RetryPolicy;
@@ -11,8 +13,12 @@ import io.tandem.core.spi.PublishOutcome;
 import io.tandem.core.spi.Transport;
 import io.tandem.jdbc.Dialect;
 import io.tandem.outbox.Outbox;
+<<<<<<< HEAD
 import io.tandem.outbox.OutboxOperations;
 import io.tandem.outbox.OutboxRelay;
+=======
+import io.tandem.testkit.PrometheusScrape;
+>>>>>>> h-ops
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -668,6 +674,45 @@ abstract class InboxProcessorTest {
         assertThat(rs.getLong(1)).as("the failed attempt's reply rolled back").isEqualTo(1);
       }
     }
+  }
+
+  /**
+   * The consumer signals of docs/operations.md, driven for real and read back by their Prometheus
+   * names from the text {@code /metrics} serves. Also catches two meters whose Prometheus names
+   * collide (a counter {@code x.total} and a gauge {@code x}): the registry drops one of them.
+   */
+  @Test
+  void consumerSignalsReadBackFromThePrometheusScrapeByName() {
+    PrometheusMeterRegistry meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    InboxProcessor p =
+        processor().gapAlertAfter(Duration.ofMillis(200)).meterRegistry(meters).build();
+    TestMessage first = TestMessage.of(event("o-1", 1));
+    assertThat(p.process(first)).isEqualTo(Outcome.APPLIED);
+    assertThat(p.process(first)).isEqualTo(Outcome.DUPLICATE); // a dedup hit
+    assertThat(p.process(TestMessage.of(event("o-1", 3)))).isEqualTo(Outcome.PARKED); // v2 missing
+    assertThat(p.process(TestMessage.of(event("o-2", 1, "OrderPlaced", 2))))
+        .isEqualTo(Outcome.DEAD_LETTERED); // a newer schema
+    Awaitility.await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(() -> assertThat(p.checkGaps()).hasSize(1));
+
+    PrometheusScrape scrape = PrometheusScrape.parse(meters.scrape());
+    assertThat(scrape.value("tandem_consumer_applied_total", "consumer", consumer)).isEqualTo(1);
+    assertThat(scrape.value("tandem_consumer_duplicates_total", "consumer", consumer)).isEqualTo(1);
+    assertThat(scrape.value("tandem_consumer_parkings_total", "consumer", consumer)).isEqualTo(1);
+    assertThat(scrape.value("tandem_consumer_parked", "consumer", consumer)).isEqualTo(1);
+    assertThat(scrape.value("tandem_consumer_gaps_overdue", "consumer", consumer)).isEqualTo(1);
+    assertThat(scrape.value("tandem_consumer_gap_oldest_seconds", "consumer", consumer))
+        .isGreaterThanOrEqualTo(0);
+    assertThat(
+            scrape.value(
+                "tandem_consumer_dead_lettered_total",
+                "consumer",
+                consumer,
+                "reason",
+                "UNSUPPORTED_SCHEMA_VERSION"))
+        .isEqualTo(1);
+    assertThat(scrape.value("tandem_consumer_dead_letters", "consumer", consumer)).isEqualTo(1);
   }
 
   @Test

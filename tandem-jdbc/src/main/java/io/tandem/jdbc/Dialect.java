@@ -489,6 +489,32 @@ public interface Dialect {
   }
 
   /**
+   * Instances per type and status, with the oldest last change of each group (the gauges of {@code
+   * SagaMetrics}). No parameters. Columns: saga_type, status, instances, oldest_update.
+   */
+  default String sagaCounts() {
+    return PortableSql.SAGA_COUNTS;
+  }
+
+  // ---- dashboard ----------------------------------------------------------------------------
+
+  /**
+   * Records an operator's action in the dashboard's audit log. Parameters: operator, remote,
+   * action, target, outcome, detail.
+   */
+  default String dashboardActionInsert() {
+    return PortableSql.DASHBOARD_ACTION_INSERT;
+  }
+
+  /**
+   * The latest actions, newest first. Parameter: limit. Columns: id, acted_at, operator, remote,
+   * action, target, outcome, detail.
+   */
+  default String dashboardActionList() {
+    return PortableSql.DASHBOARD_ACTION_LIST;
+  }
+
+  /**
    * The name the step log last recorded for a step index of an instance. Parameters: saga_id,
    * step_index. Column: step.
    */

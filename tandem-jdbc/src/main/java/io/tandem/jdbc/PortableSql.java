@@ -176,6 +176,27 @@ final class PortableSql {
        WHERE status IN ('COMPLETED', 'COMPENSATED') AND ended_at < ?
       """;
 
+  static final String SAGA_COUNTS =
+      """
+      SELECT saga_type, status, count(*) AS instances, min(updated_at) AS oldest_update
+        FROM tandem_saga
+       GROUP BY saga_type, status
+      """;
+
+  static final String DASHBOARD_ACTION_INSERT =
+      """
+      INSERT INTO tandem_dashboard_action (operator, remote, action, target, outcome, detail)
+      VALUES (?, ?, ?, ?, ?, ?)
+      """;
+
+  static final String DASHBOARD_ACTION_LIST =
+      """
+      SELECT id, acted_at, operator, remote, action, target, outcome, detail
+        FROM tandem_dashboard_action
+       ORDER BY id DESC
+       LIMIT ?
+      """;
+
   static final String SAGA_STEP_NAME =
       """
       SELECT step FROM tandem_saga_step

@@ -19,6 +19,7 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code tandem.outbox.oldest.pending.age} (seconds) — age of the oldest one: alert on this,
  *       not only on the count;
  *   <li>{@code tandem.outbox.quarantined} — events waiting for an operator;
+ *   <li>{@code tandem.outbox.skipped} — events an operator skipped;
  *   <li>{@code tandem.outbox.partitions.unowned} and {@code tandem.outbox.partitions.stranded} —
  *       partitions without a live lease, and those of them with events waiting;
  *   <li>{@code tandem.outbox.relays} — relay instances that heartbeat.
@@ -48,6 +49,11 @@ public final class OutboxMetrics implements AutoCloseable {
         "tandem.outbox.quarantined",
         "Events waiting for an operator",
         s -> s.quarantined());
+    gauge(
+        registry,
+        "tandem.outbox.skipped",
+        "Events an operator skipped (kept until retention removes them)",
+        s -> s.skipped());
     gauge(
         registry,
         "tandem.outbox.partitions.unowned",

@@ -22,6 +22,7 @@ import io.tandem.outbox.internal.RelayHealth;
 import io.tandem.outbox.internal.RetryLooks;
 import io.tandem.outbox.internal.UndecodableRows;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -136,6 +137,12 @@ public final class OutboxRelay implements AutoCloseable {
   private final UndecodableRows undecodableRows;
   private final Counter publishedCounter;
   private final Timer batchTimer;
+  private final Timer publishLatency;
+  private final Counter attempts;
+  private final Counter leaseRenewals;
+  private final Counter leaseAcquisitions;
+  private final Counter leaseExpiries;
+  private OwnedPartitions lapseCounted; // the holding whose lapse was counted (worker thread)
   private final AtomicLong published = new AtomicLong();
   private final AtomicLong failed = new AtomicLong();
 
@@ -203,6 +210,34 @@ public final class OutboxRelay implements AutoCloseable {
         Timer.builder("tandem.relay.batch")
             .description("Read, publish and record of one batch")
             .tag("transport", transport.name())
+            .register(meters);
+    this.publishLatency =
+        Timer.builder("tandem.relay.publish.latency")
+            .description(
+                "From an event's occurred_at (set as it is appended, before its commit) to the"
+                    + " broker's acknowledgement")
+            .tag("transport", transport.name())
+            .publishPercentileHistogram()
+            .register(meters);
+    this.attempts =
+        Counter.builder("tandem.relay.attempts")
+            .description("Events handed to the broker, retries included")
+            .tag("transport", transport.name())
+            .register(meters);
+    this.leaseRenewals =
+        Counter.builder("tandem.relay.lease.renewals")
+            .description("Partition leases this relay renewed before they ran out")
+            .tag("relay", relayId)
+            .register(meters);
+    this.leaseAcquisitions =
+        Counter.builder("tandem.relay.lease.acquisitions")
+            .description("Partitions this relay took (free, expired or given back)")
+            .tag("relay", relayId)
+            .register(meters);
+    this.leaseExpiries =
+        Counter.builder("tandem.relay.lease.expiries")
+            .description("Partition leases of this relay that ran out before it renewed them")
+            .tag("relay", relayId)
             .register(meters);
     this.pipeline =
         Executors.newFixedThreadPool(
@@ -562,15 +597,19 @@ public final class OutboxRelay implements AutoCloseable {
       }
       List<ClaimedEvent> round = new ArrayList<>(byAggregate.size());
       byAggregate.values().forEach(q -> round.add(q.poll()));
+      attempts.increment(round.size());
       List<PublishOutcome> outcomes =
           transport.publish(
               round.stream().map(ClaimedEvent::event).toList(), Duration.ofNanos(budget));
       check(round, outcomes);
+      Instant ackedAt = Instant.now();
       for (int i = 0; i < round.size(); i++) {
         ClaimedEvent c = round.get(i);
         PublishOutcome outcome = outcomes.get(i);
         if (outcome.acknowledged()) {
           acknowledged.add(c.rowId());
+          Duration latency = Duration.between(c.event().occurredAt(), ackedAt);
+          publishLatency.record(latency.isNegative() ? Duration.ZERO : latency);
         } else {
           failures.add(failure(c, outcome.failure()));
           // later versions of this aggregate wait for this one
@@ -614,6 +653,9 @@ public final class OutboxRelay implements AutoCloseable {
     Duration delay = quarantine ? Duration.ZERO : retryPolicy.delayAfter(claimed.attempt());
     meters.counter("tandem.relay.failures", "error_class", error.errorClass().name()).increment();
     if (quarantine) {
+      meters
+          .counter("tandem.relay.quarantined", "error_class", error.errorClass().name())
+          .increment();
       log.error(
           "relay {}: quarantining {} after attempt {} ({}); later events of aggregate {}/{} wait"
               + " for an operator (OutboxOperations.replay or skip): {}",
@@ -648,10 +690,12 @@ public final class OutboxRelay implements AutoCloseable {
     if (now - nextCoordinationNanos < 0) {
       return;
     }
-    int before = leases.owned().size();
+    OwnedPartitions previous = leases.owned();
+    int before = previous.size();
     try {
       OwnedPartitions owned = leases.coordinate();
       lastRenewalNanos = now;
+      countLeases(previous, owned, now);
       if (owned.size() != before) {
         log.info(
             "relay {} holds {} of {} partitions (fair share {})",
@@ -671,6 +715,28 @@ public final class OutboxRelay implements AutoCloseable {
           relayId,
           e);
       nextCoordinationNanos = now + ERROR_PAUSE.toNanos();
+      countLapse(previous, System.nanoTime());
+    }
+  }
+
+  /** Counts the leases a coordination renewed and took, and those that ran out before it. */
+  private void countLeases(OwnedPartitions previous, OwnedPartitions owned, long startNanos) {
+    countLapse(previous, startNanos);
+    boolean lapsed = !previous.isEmpty() && !previous.validAt(startNanos);
+    for (Map.Entry<Integer, Long> held : owned.epochs().entrySet()) {
+      if (!lapsed && held.getValue().equals(previous.epochs().get(held.getKey()))) {
+        leaseRenewals.increment();
+      } else {
+        leaseAcquisitions.increment();
+      }
+    }
+  }
+
+  /** Counts once the partitions of a holding whose leases ran out before a renewal. */
+  private void countLapse(OwnedPartitions holding, long nowNanos) {
+    if (!holding.isEmpty() && !holding.validAt(nowNanos) && holding != lapseCounted) {
+      lapseCounted = holding;
+      leaseExpiries.increment(holding.size());
     }
   }
 

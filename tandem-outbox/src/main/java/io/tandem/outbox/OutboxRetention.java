@@ -7,6 +7,8 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.Objects;
+import java.util.function.LongConsumer;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -75,6 +77,15 @@ public final class OutboxRetention {
 
   /** Deletes eligible rows in batches (each its own transaction, auto-commit). */
   public RetentionResult run() {
+    return run(deletedSoFar -> {});
+  }
+
+  /**
+   * As {@link #run()}, calling {@code afterBatch} with the rows deleted so far after each committed
+   * batch (a progress line, say).
+   */
+  public RetentionResult run(LongConsumer afterBatch) {
+    Objects.requireNonNull(afterBatch, "afterBatch");
     long deleted = 0;
     int batches = 0;
     long watermark;
@@ -88,6 +99,7 @@ public final class OutboxRetention {
           int n = ps.executeUpdate();
           batches++;
           deleted += n;
+          afterBatch.accept(deleted);
           if (n < batchSize) {
             break;
           }

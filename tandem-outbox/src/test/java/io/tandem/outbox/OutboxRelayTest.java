@@ -9,12 +9,15 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.tandem.core.ErrorClass;
 import io.tandem.core.Event;
 import io.tandem.core.FaultInjector;
 import io.tandem.core.RetryPolicy;
 import io.tandem.core.TandemException;
 import io.tandem.jdbc.Transactions;
+import io.tandem.testkit.PrometheusScrape;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -618,6 +621,116 @@ abstract class OutboxRelayTest {
     assertThatThrownBy(() -> ops.replay(poison.eventId()))
         .isInstanceOf(TandemException.class)
         .hasMessageContaining("is not quarantined");
+  }
+
+  /**
+   * Every relay and outbox signal of docs/operations.md, driven for real and read back by its
+   * Prometheus name from the text {@code /metrics} serves.
+   */
+  @Test
+  void everyRelaySignalReadsBackFromThePrometheusScrapeByName() {
+    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    List<Event> events = append(4, 2); // o-0..o-3, versions 1 and 2
+    Event kept = events.get(0); // o-0 v1: quarantined and left there
+    Event dropped = events.get(2); // o-2 v1: quarantined, then skipped
+    Event flaky = events.get(1); // o-1 v1: fails once, retriable
+    AtomicBoolean flakyFailed = new AtomicBoolean();
+    transport.failWith =
+        e -> {
+          if (e.eventId().equals(kept.eventId()) || e.eventId().equals(dropped.eventId())) {
+            return ErrorClass.RECORD_TOO_LARGE;
+          }
+          return e.eventId().equals(flaky.eventId()) && flakyFailed.compareAndSet(false, true)
+              ? ErrorClass.BROKER_UNAVAILABLE
+              : null;
+        };
+    Duration lease = Duration.ofMillis(1500);
+    OutboxRelay relay =
+        relay("r-metrics")
+            .meterRegistry(registry)
+            .heartbeatInterval(Duration.ofMillis(100))
+            .leaseDuration(lease)
+            .retryPolicy(retrying(Duration.ofMillis(10), 5))
+            .build();
+    OutboxOperations ops = OutboxOperations.create(db.dataSource);
+    await().atMost(Duration.ofSeconds(10)).until(() -> drained(relay, 2));
+    ops.skip(dropped.eventId(), "superseded, metrics test");
+    await().atMost(Duration.ofSeconds(10)).until(() -> drained(relay, 1));
+    // renewals: coordinate again while the leases hold
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () -> {
+              relay.runOnce();
+              return scrape(registry)
+                      .value("tandem_relay_lease_renewals_total", "relay", "r-metrics")
+                  >= 64;
+            });
+    // expiries: let the relay's holding run out (80 % of the lease), then coordinate
+    await().pollDelay(lease).atMost(lease.multipliedBy(2)).until(() -> true);
+    relay.runOnce();
+    try (OutboxMetrics gauges = OutboxMetrics.register(registry, ops, Duration.ofMinutes(1))) {
+      PrometheusScrape scrape = scrape(registry);
+      int acked = transport.acknowledged.size();
+      int handed = transport.calls.stream().mapToInt(List::size).sum();
+      assertThat(acked).isEqualTo(5); // o-1 v1, v2; o-2 v2; o-3 v1, v2
+      assertThat(scrape.value("tandem_relay_published_total", "transport", "recording"))
+          .isEqualTo(acked);
+      assertThat(scrape.value("tandem_relay_attempts_total", "transport", "recording"))
+          .isEqualTo(handed)
+          .isEqualTo(acked + 3);
+      assertThat(scrape.value("tandem_relay_failures_total", "error_class", "RECORD_TOO_LARGE"))
+          .isEqualTo(2);
+      assertThat(scrape.value("tandem_relay_failures_total", "error_class", "BROKER_UNAVAILABLE"))
+          .isEqualTo(1);
+      assertThat(scrape.value("tandem_relay_quarantined_total", "error_class", "RECORD_TOO_LARGE"))
+          .isEqualTo(2);
+      assertThat(scrape.has("tandem_relay_quarantined_total", "error_class", "BROKER_UNAVAILABLE"))
+          .as("a retried failure is not a quarantine")
+          .isFalse();
+      assertThat(
+              scrape.value("tandem_relay_publish_latency_seconds_count", "transport", "recording"))
+          .isEqualTo(acked);
+      assertThat(scrape.value("tandem_relay_publish_latency_seconds_sum", "transport", "recording"))
+          .isPositive();
+      assertThat(scrape.has("tandem_relay_publish_latency_seconds_bucket", "le", "+Inf"))
+          .as("a histogram, so that percentiles can be computed across relays")
+          .isTrue();
+      assertThat(scrape.value("tandem_relay_lease_renewals_total", "relay", "r-metrics"))
+          .isGreaterThanOrEqualTo(64);
+      assertThat(scrape.value("tandem_relay_lease_expiries_total", "relay", "r-metrics"))
+          .isEqualTo(64);
+      assertThat(scrape.value("tandem_relay_lease_acquisitions_total", "relay", "r-metrics"))
+          .as("taken at the start, and again after they ran out")
+          .isEqualTo(128);
+      assertThat(scrape.value("tandem_relay_partitions_owned", "relay", "r-metrics")).isEqualTo(64);
+      assertThat(scrape.value("tandem_outbox_pending"))
+          .as("o-0 v2, behind the quarantine")
+          .isEqualTo(1);
+      assertThat(scrape.value("tandem_outbox_oldest_pending_age")).isPositive();
+      assertThat(scrape.value("tandem_outbox_quarantined")).isEqualTo(1);
+      assertThat(scrape.value("tandem_outbox_skipped")).isEqualTo(1);
+      assertThat(scrape.value("tandem_outbox_partitions_unowned")).isZero();
+      assertThat(scrape.value("tandem_outbox_partitions_stranded")).isZero();
+      assertThat(scrape.value("tandem_outbox_relays")).isEqualTo(1);
+    }
+  }
+
+  /** Runs the relay once; true when only {@code quarantined} events (and those behind) are left. */
+  private boolean drained(OutboxRelay relay, int quarantined) {
+    relay.runOnce();
+    return db.count(
+                "SELECT count(*) FROM tandem_outbox WHERE quarantined_at IS NOT NULL"
+                    + " AND skipped_at IS NULL")
+            == quarantined
+        && db.count(
+                "SELECT count(*) FROM tandem_outbox WHERE published_at IS NULL"
+                    + " AND skipped_at IS NULL")
+            == quarantined * 2L;
+  }
+
+  private static PrometheusScrape scrape(PrometheusMeterRegistry registry) {
+    return PrometheusScrape.parse(registry.scrape());
   }
 
   @Test

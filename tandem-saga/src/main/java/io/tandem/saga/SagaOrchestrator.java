@@ -2,6 +2,8 @@ package io.tandem.saga;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import io.tandem.core.Event;
 import io.tandem.core.EventHeaders;
 import io.tandem.core.EventLimits;
@@ -88,6 +90,7 @@ public final class SagaOrchestrator implements AutoCloseable {
   private final Duration timerInterval;
   private final InboxProcessor replies;
   private final SagaQueries queries;
+  private final MeterRegistry meters;
   private Thread timer; // guarded by this
   // Whether this thread's last reply moved its saga on: the consumer's commit that follows is a
   // step transition (a duplicate or a stale reply commits too, and is not one).
@@ -107,6 +110,7 @@ public final class SagaOrchestrator implements AutoCloseable {
     this.limits = b.limits;
     this.timerInterval = b.timerInterval;
     this.queries = new SagaQueries(dataSource, dialect, definitions, clock);
+    this.meters = b.meterRegistry;
     this.replies =
         InboxProcessor.builder()
             .dataSource(dataSource)
@@ -212,6 +216,7 @@ public final class SagaOrchestrator implements AutoCloseable {
             null);
     store.insert(conn, row);
     send(conn, row, def, 0, false, 1, now);
+    meters.counter("tandem.saga.started", "type", sagaType).increment();
     LOG.debug("saga {} {} started", sagaType, id);
     return id;
   }
@@ -618,6 +623,11 @@ public final class SagaOrchestrator implements AutoCloseable {
     Step step = def.step(stepIndex);
     String command = compensation ? step.compensation().orElseThrow() : step.command();
     String kind = compensation ? SagaHeaders.COMPENSATION : SagaHeaders.FORWARD;
+    if (compensation) {
+      meters
+          .counter("tandem.saga.compensations", "type", row.type(), "step", step.name())
+          .increment();
+    }
     int seq = store.nextSeq(conn, row.id());
     Event event =
         Event.builder()
@@ -663,6 +673,27 @@ public final class SagaOrchestrator implements AutoCloseable {
     }
     if (row.status().terminal()) {
       LOG.debug("saga {} {}", row.id(), row.status());
+    }
+    if (row.status() != from.status()) {
+      count(row, now);
+    }
+  }
+
+  /**
+   * Counts a status change as it is written (a transaction that then fails to commit was counted
+   * too; the database's {@link SagaMetrics} gauges are the exact figures).
+   */
+  private void count(SagaRow row, Instant now) {
+    if (row.status().terminal()) {
+      Timer.builder("tandem.saga.duration")
+          .description("Time from a saga's start to its end (COMPLETED or COMPENSATED)")
+          .tag("type", row.type())
+          .tag("status", row.status().name())
+          .publishPercentileHistogram()
+          .register(meters)
+          .record(Duration.between(row.startedAt(), now));
+    } else if (row.status() == SagaStatus.STUCK) {
+      meters.counter("tandem.saga.went.stuck", "type", row.type()).increment();
     }
   }
 
@@ -773,7 +804,12 @@ public final class SagaOrchestrator implements AutoCloseable {
       return this;
     }
 
-    /** Where the reply processor's metrics go. */
+    /**
+     * Where the orchestrator's metrics go: {@code tandem.saga.started{type}}, {@code
+     * tandem.saga.duration{type,status}} (timer with histogram), {@code
+     * tandem.saga.went.stuck{type}}, {@code tandem.saga.compensations{type,step}}, and the reply
+     * processor's {@code tandem.consumer.*}. Default a private in-memory registry.
+     */
     public Builder meterRegistry(io.micrometer.core.instrument.MeterRegistry meterRegistry) {
       this.meterRegistry = meterRegistry;
       return this;

@@ -3,6 +3,10 @@ package io.tandem.saga;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.tandem.core.Event;
 import io.tandem.core.FaultInjector;
 import io.tandem.core.RetryPolicy;
@@ -10,6 +14,7 @@ import io.tandem.jdbc.Migrations;
 import io.tandem.outbox.OutboxRelay;
 import io.tandem.saga.internal.SagaHeaders;
 import io.tandem.testkit.IsolatedDatabase;
+import io.tandem.testkit.PrometheusScrape;
 import io.tandem.testkit.TestInfrastructure;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -48,6 +53,7 @@ class SagaEngineTest {
   private final AtomicInteger shippingFailures = new AtomicInteger();
   private final AtomicInteger refundFailures = new AtomicInteger();
   private SagaOrchestrator orchestrator;
+  private MeterRegistry meters = new SimpleMeterRegistry();
 
   @BeforeEach
   void world() throws Exception {
@@ -84,6 +90,7 @@ class SagaEngineTest {
             .replyTo("checkout-replies")
             .definition(definition)
             .timerInterval(Duration.ofMillis(50))
+            .meterRegistry(meters)
             .build();
     bus.route("checkout-replies", orchestrator.replyProcessor());
     participant("order", "CreatePendingOrder", "CancelOrder", cmd -> StepResult.success(), pds);
@@ -353,6 +360,75 @@ class SagaEngineTest {
     assertThat(saga.status()).isEqualTo(SagaStatus.COMPENSATED);
     assertThat(effects(id))
         .containsExactly("CreatePendingOrder", "AuthorizePayment", "RefundPayment", "CancelOrder");
+  }
+
+  /**
+   * The saga signals of docs/operations.md, driven for real (a completed, a compensated and a STUCK
+   * saga) and read back by their Prometheus names from the text {@code /metrics} serves.
+   */
+  @Test
+  void sagaSignalsReadBackFromThePrometheusScrapeByName() throws Exception {
+    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    meters = registry;
+    refundFailures.set(1_000);
+    run(checkout().compensationAttempts(3).build());
+
+    SagaInstance completed =
+        awaitEnd(orchestrator.start("checkout", new Checkout("m-1", 1, false, false)));
+    SagaInstance declined =
+        awaitEnd(orchestrator.start("checkout", new Checkout("m-2", 1, true, false)));
+    SagaInstance stuck =
+        awaitEnd(orchestrator.start("checkout", new Checkout("m-3", 1, false, true)));
+    assertThat(List.of(completed.status(), declined.status(), stuck.status()))
+        .containsExactly(SagaStatus.COMPLETED, SagaStatus.COMPENSATED, SagaStatus.STUCK);
+
+    try (SagaMetrics gauges =
+        SagaMetrics.register(registry, orchestratorDb.dataSource(), Duration.ofMinutes(1))) {
+      PrometheusScrape scrape = PrometheusScrape.parse(registry.scrape());
+      assertThat(scrape.value("tandem_saga_started_total", "type", "checkout")).isEqualTo(3);
+      assertThat(
+              scrape.value(
+                  "tandem_saga_duration_seconds_count", "type", "checkout", "status", "COMPLETED"))
+          .isEqualTo(1);
+      assertThat(
+              scrape.value(
+                  "tandem_saga_duration_seconds_count",
+                  "type",
+                  "checkout",
+                  "status",
+                  "COMPENSATED"))
+          .isEqualTo(1);
+      assertThat(scrape.has("tandem_saga_duration_seconds_bucket", "status", "COMPLETED")).isTrue();
+      assertThat(scrape.value("tandem_saga_went_stuck_total", "type", "checkout")).isEqualTo(1);
+      long refundsSent =
+          log(stuck).stream().filter(s -> s.startsWith("C:authorize-payment")).count();
+      assertThat(refundsSent).isEqualTo(3);
+      assertThat(
+              scrape.value(
+                  "tandem_saga_compensations_total",
+                  "type",
+                  "checkout",
+                  "step",
+                  "authorize-payment"))
+          .isEqualTo(refundsSent);
+      assertThat(
+              scrape.value(
+                  "tandem_saga_compensations_total", "type", "checkout", "step", "create-order"))
+          .as("the declined saga cancelled its order")
+          .isEqualTo(1);
+      for (SagaStatus status :
+          List.of(SagaStatus.COMPLETED, SagaStatus.COMPENSATED, SagaStatus.STUCK)) {
+        assertThat(
+                scrape.value("tandem_saga_instances", "type", "checkout", "status", status.name()))
+            .as(status.name())
+            .isEqualTo(1);
+      }
+      assertThat(scrape.value("tandem_saga_stuck")).isEqualTo(1);
+      assertThat(scrape.value("tandem_saga_stuck_oldest_age")).isGreaterThanOrEqualTo(0);
+      assertThat(scrape.value("tandem_consumer_applied_total", "consumer", "checkout-orchestrator"))
+          .as("the orchestrator's replies")
+          .isPositive();
+    }
   }
 
   @Test

@@ -20,13 +20,16 @@ public final class UndecodableRows {
 
   private final OutboxStore store;
   private final String relayId;
+  private final Counter failed;
   private final Counter quarantined;
 
   public UndecodableRows(OutboxStore store, String relayId, MeterRegistry meters) {
     this.store = store;
     this.relayId = relayId;
-    this.quarantined =
+    this.failed =
         meters.counter("tandem.relay.failures", "error_class", ErrorClass.INVALID_EVENT.name());
+    this.quarantined =
+        meters.counter("tandem.relay.quarantined", "error_class", ErrorClass.INVALID_EVENT.name());
   }
 
   /**
@@ -52,6 +55,7 @@ public final class UndecodableRows {
     }
     store.record(relayId, owned, List.of(), failures);
     for (UndecodableRow row : batch.undecodable()) {
+      failed.increment();
       quarantined.increment();
       log.error(
           "relay {}: outbox row {} (event_id {}, aggregate {}/{} version {}) is not a valid event;"
