@@ -229,6 +229,11 @@ public final class JvmProcess implements AutoCloseable {
     return name;
   }
 
+  /** The process id of the child. */
+  public long pid() {
+    return process.pid();
+  }
+
   /** The file that receives the process's output. */
   public Path log() {
     return log;
