@@ -1,6 +1,7 @@
 package io.tandem.bench;
 
 import io.tandem.core.Event;
+import io.tandem.core.Redaction;
 import io.tandem.core.spi.InboundMessage;
 import io.tandem.core.spi.MessageSource;
 import io.tandem.core.spi.PublishOutcome;
@@ -78,7 +79,8 @@ public final class ConsumerBenchmark {
         KafkaBrokerProcess kafkaProcess =
             kafkaBootstrap == null ? KafkaBrokerProcess.start(BenchJvm.brokerOptions()) : null) {
       String bootstrap = kafkaProcess != null ? kafkaProcess.bootstrapServers() : kafkaBootstrap;
-      String database = postgres.isEmbedded() ? "embedded PostgreSQL (fsync on)" : jdbcUrl;
+      String database =
+          postgres.isEmbedded() ? "embedded PostgreSQL (fsync on)" : Redaction.redact(jdbcUrl);
       say("PostgreSQL: %s; Kafka: %s; JIT: %s", database, bootstrap, BenchJvm.describe());
       String topic = "bench." + run + ".consumer";
       KafkaBroker.external(bootstrap).createTopic(topic, PARTITIONS);

@@ -2,7 +2,11 @@ package io.tandem.bench;
 
 import io.tandem.core.Event;
 import io.tandem.core.FaultInjector;
+<<<<<<< HEAD
 import io.tandem.core.Progress;
+=======
+import io.tandem.core.Redaction;
+>>>>>>> h-sec
 import io.tandem.core.spi.Transport;
 import io.tandem.jdbc.PostgresDialect;
 import io.tandem.jdbc.Transactions;
@@ -97,7 +101,8 @@ public final class RelayBenchmark {
             kafkaBootstrap == null ? KafkaBrokerProcess.start(BenchJvm.brokerOptions()) : null) {
       String bootstrap = kafkaProcess != null ? kafkaProcess.bootstrapServers() : kafkaBootstrap;
       KafkaBroker kafka = KafkaBroker.external(bootstrap);
-      String database = postgres.isEmbedded() ? "embedded PostgreSQL (fsync on)" : jdbcUrl;
+      String database =
+          postgres.isEmbedded() ? "embedded PostgreSQL (fsync on)" : Redaction.redact(jdbcUrl);
       say("PostgreSQL: %s; Kafka: %s; JIT: %s", database, bootstrap, BenchJvm.describe());
       String topic = "bench." + run + ".account";
       kafka.createTopic(topic, 6);
@@ -603,13 +608,15 @@ public final class RelayBenchmark {
       throws Exception {
     List<String> options = new ArrayList<>(List.of("-Xmx256m"));
     options.addAll(BenchJvm.jitOptions());
-    List<String> command =
-        JvmProcess.command(
+    ProcessBuilder command =
+        JvmProcess.processBuilder(
             options,
             RelayDrainMain.class.getName(),
-            List.of(db.database.jdbcUrl(), bootstrap, topic));
+            JvmProcess.arguments()
+                .secret("TANDEM_BENCH_JDBC_URL", db.database.jdbcUrl())
+                .add(bootstrap, topic));
     say("draining the backlog with a relay process limited to -Xmx256m");
-    Process p = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+    Process p = command.redirectError(ProcessBuilder.Redirect.DISCARD).start();
     Double heap = null;
     try (BufferedReader out =
         new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {

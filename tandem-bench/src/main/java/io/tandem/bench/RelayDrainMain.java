@@ -5,6 +5,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.tandem.kafka.KafkaTransport;
 import io.tandem.kafka.TopicRouter;
 import io.tandem.outbox.OutboxRelay;
+import io.tandem.testkit.JvmProcess;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
 import java.sql.Connection;
@@ -15,7 +16,8 @@ import java.sql.Statement;
  * A relay alone in its JVM, draining a backlog; prints the peak heap it used. Run by the relay
  * benchmark with {@code -Xmx256m}: finishing at all proves the backlog fits in 256 MB.
  *
- * <p>Arguments: JDBC URL, Kafka bootstrap servers, topic.
+ * <p>Arguments: {@code env:NAME} of the variable holding the JDBC URL, Kafka bootstrap servers,
+ * topic.
  */
 public final class RelayDrainMain {
   static final String RESULT = "TANDEM-DRAIN ";
@@ -24,7 +26,7 @@ public final class RelayDrainMain {
 
   public static void main(String[] args) throws Exception {
     HikariConfig config = new HikariConfig();
-    config.setJdbcUrl(args[0]);
+    config.setJdbcUrl(JvmProcess.argument(args[0])); // env:NAME: never on the command line
     config.setMaximumPoolSize(3);
     MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
     long peak = 0;

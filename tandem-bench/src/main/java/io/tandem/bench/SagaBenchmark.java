@@ -1,6 +1,7 @@
 package io.tandem.bench;
 
 import io.tandem.bench.SagaBenchSystem.Checkout;
+import io.tandem.core.Redaction;
 import io.tandem.jdbc.Transactions;
 import io.tandem.testkit.KafkaBrokerProcess;
 import io.tandem.testkit.PostgresServer;
@@ -126,7 +127,8 @@ public final class SagaBenchmark {
         KafkaBrokerProcess kafkaProcess =
             kafkaBootstrap == null ? KafkaBrokerProcess.start(BenchJvm.brokerOptions()) : null) {
       String bootstrap = kafkaProcess != null ? kafkaProcess.bootstrapServers() : kafkaBootstrap;
-      String database = postgres.isEmbedded() ? "embedded PostgreSQL (fsync on)" : jdbcUrl;
+      String database =
+          postgres.isEmbedded() ? "embedded PostgreSQL (fsync on)" : Redaction.redact(jdbcUrl);
       say("PostgreSQL: %s; Kafka: %s; JIT: %s", database, bootstrap, BenchJvm.describe());
       int writers = SagaBenchSystem.PARTICIPANTS.size() * lanes + lanes;
       try (SagaBenchSystem system =

@@ -106,7 +106,7 @@ public final class XaBenchmark {
   }
 
   private static String redact(String url) {
-    return url.replaceAll("password=[^&]*", "password=***");
+    return io.tandem.core.Redaction.redact(url);
   }
 
   private void say(String format, Object... args) {

@@ -3,6 +3,7 @@ package io.tandem.cli;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.pool.HikariPool;
+import io.tandem.core.Redaction;
 import picocli.CommandLine.Option;
 
 /** The database options shared by commands that talk to a Tandem schema. */
@@ -55,7 +56,10 @@ final class DatabaseOptions {
         && !url.startsWith("jdbc:mariadb:")
         && !url.startsWith("jdbc:mysql:")) {
       throw new IllegalArgumentException(
-          option + " '" + url + "' is not a PostgreSQL, MariaDB or MySQL JDBC URL");
+          option
+              + " '"
+              + Redaction.redact(url)
+              + "' is not a PostgreSQL, MariaDB or MySQL JDBC URL");
     }
   }
 
@@ -110,9 +114,9 @@ final class DatabaseOptions {
           "cannot connect to "
               + what
               + " "
-              + config.getJdbcUrl().replaceAll("password=[^&]*", "password=***")
+              + Redaction.redact(config.getJdbcUrl())
               + ": "
-              + cause.getMessage(),
+              + Redaction.redact(cause.getMessage()),
           e);
     }
   }

@@ -5,11 +5,24 @@ import java.time.format.DateTimeParseException;
 import picocli.CommandLine;
 
 /**
- * Reads {@code 500ms}, {@code 30s}, {@code 5m}, {@code 2h}, {@code 7d} or ISO-8601 {@code PT30S}.
+ * Reads {@code 500ms}, {@code 30s}, {@code 5m}, {@code 2h}, {@code 7d} or ISO-8601 {@code PT30S},
+ * at most {@link #MAX} (36500 days, a hundred years): a longer one is a typo, and one past {@code
+ * Duration}'s range would overflow in the date arithmetic the commands do with it.
  */
 final class DurationConverter implements CommandLine.ITypeConverter<Duration> {
+  static final Duration MAX = Duration.ofDays(36_500);
+
   @Override
   public Duration convert(String value) {
+    Duration d = parse(value);
+    if (d.compareTo(MAX) > 0 || d.compareTo(MAX.negated()) < 0) {
+      throw new CommandLine.TypeConversionException(
+          "'" + value + "' is longer than the longest duration accepted, 36500d (100 years)");
+    }
+    return d;
+  }
+
+  private static Duration parse(String value) {
     String v = value.trim().toLowerCase(java.util.Locale.ROOT);
     try {
       if (v.startsWith("pt") || v.startsWith("p")) {
@@ -31,6 +44,10 @@ final class DurationConverter implements CommandLine.ITypeConverter<Duration> {
         default:
           break;
       }
+    } catch (ArithmeticException e) {
+      // beyond Duration's range: certainly beyond MAX
+      throw new CommandLine.TypeConversionException(
+          "'" + value + "' is longer than the longest duration accepted, 36500d (100 years)");
     } catch (NumberFormatException | DateTimeParseException | StringIndexOutOfBoundsException e) {
       // fall through to the error below
     }

@@ -1,6 +1,9 @@
 package io.tandem.cli;
 
+import io.tandem.core.Redaction;
 import io.tandem.core.TandemException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -41,7 +44,8 @@ public final class TandemCommand implements Runnable {
   static CommandLine commandLine() {
     return new CommandLine(new TandemCommand())
         .setCaseInsensitiveEnumValuesAllowed(true)
-        .setExecutionExceptionHandler(TandemCommand::report);
+        .setExecutionExceptionHandler(TandemCommand::report)
+        .setParameterExceptionHandler(TandemCommand::reportBadInput);
   }
 
   /**
@@ -51,10 +55,27 @@ public final class TandemCommand implements Runnable {
   private static int report(Exception e, CommandLine cmd, CommandLine.ParseResult parsed) {
     boolean expected = e instanceof IllegalArgumentException || e instanceof TandemException;
     if (!expected || System.getenv("TANDEM_DEBUG") != null) {
-      e.printStackTrace(cmd.getErr());
+      // A driver's message deep in the trace may quote a URL: every line goes through Redaction.
+      StringWriter trace = new StringWriter();
+      e.printStackTrace(new PrintWriter(trace));
+      cmd.getErr().print(Redaction.redact(trace.toString()));
     }
-    cmd.getErr().println(cmd.getCommandSpec().qualifiedName() + ": " + e.getMessage());
+    cmd.getErr()
+        .println(cmd.getCommandSpec().qualifiedName() + ": " + Redaction.redact(e.getMessage()));
     return expected ? 2 : 1;
+  }
+
+  /**
+   * picocli's report of a bad option, whose message quotes the value given, redacted: {@code
+   * --jdbc-url} with a typo must not print the password it holds.
+   */
+  private static int reportBadInput(CommandLine.ParameterException e, String[] args) {
+    CommandLine cmd = e.getCommandLine();
+    cmd.getErr().println(Redaction.redact(e.getMessage()));
+    if (!CommandLine.UnmatchedArgumentException.printSuggestions(e, cmd.getErr())) {
+      cmd.usage(cmd.getErr());
+    }
+    return cmd.getCommandSpec().exitCodeOnInvalidInput();
   }
 
   @Override

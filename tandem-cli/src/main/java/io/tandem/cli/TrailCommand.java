@@ -67,7 +67,7 @@ final class TrailCommand implements Callable<Integer> {
             config.setJdbcUrl(url);
             config.setPoolName("tandem-trail-" + name);
             String password = System.getenv("TANDEM_DB_PASSWORD");
-            if (password != null && !url.contains("password=")) {
+            if (password != null && !io.tandem.core.Redaction.containsSecret(url)) {
               config.setPassword(password);
             }
             config.setMaximumPoolSize(1);

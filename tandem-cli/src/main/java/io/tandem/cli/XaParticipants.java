@@ -1,5 +1,6 @@
 package io.tandem.cli;
 
+import io.tandem.core.Redaction;
 import java.sql.SQLException;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -32,7 +33,7 @@ final class XaParticipants {
         (name, url) -> {
           String option = "--participant " + name;
           DatabaseOptions.requireSupportedUrl(url, option + ":");
-          boolean withPassword = password != null && !url.contains("password=");
+          boolean withPassword = password != null && !Redaction.containsSecret(url);
           if (url.startsWith("jdbc:postgresql:")) {
             PGXADataSource pg = new PGXADataSource();
             pg.setUrl(url);
@@ -49,7 +50,8 @@ final class XaParticipants {
               }
               sources.put(name, maria);
             } catch (SQLException e) {
-              throw new IllegalArgumentException(option + ": " + e.getMessage(), e);
+              throw new IllegalArgumentException(
+                  option + ": " + Redaction.redact(e.getMessage()), e);
             }
           }
         });

@@ -31,34 +31,34 @@ final class RelayProcess implements AutoCloseable {
   static RelayProcess start(String relayId, String jdbcUrl, String kafka, String prefix)
       throws IOException {
     Path log = Files.createTempFile("tandem-relay-" + relayId, ".log");
-    List<String> command =
-        JvmProcess.command(
+    ProcessBuilder command =
+        JvmProcess.processBuilder(
             List.of("-Xmx256m"),
             TandemCommand.class.getName(),
-            List.of(
-                "relay",
-                "--jdbc-url",
-                jdbcUrl,
-                "--kafka-bootstrap",
-                kafka,
-                "--destination-prefix",
-                prefix,
-                "--relay-id",
-                relayId,
-                "--lease",
-                "4s",
-                "--heartbeat",
-                "500ms",
-                "--publish-timeout",
-                "2s",
-                "--poll-interval",
-                "200ms",
-                "--batch-size",
-                "100",
-                "--http-port",
-                "0"));
+            JvmProcess.arguments()
+                .environment("TANDEM_JDBC_URL", jdbcUrl) // --jdbc-url's default; not in ps
+                .add(
+                    "relay",
+                    "--kafka-bootstrap",
+                    kafka,
+                    "--destination-prefix",
+                    prefix,
+                    "--relay-id",
+                    relayId,
+                    "--lease",
+                    "4s",
+                    "--heartbeat",
+                    "500ms",
+                    "--publish-timeout",
+                    "2s",
+                    "--poll-interval",
+                    "200ms",
+                    "--batch-size",
+                    "100",
+                    "--http-port",
+                    "0"));
     Process p =
-        new ProcessBuilder(command)
+        command
             .redirectErrorStream(true)
             .redirectOutput(ProcessBuilder.Redirect.to(log.toFile()))
             .start();

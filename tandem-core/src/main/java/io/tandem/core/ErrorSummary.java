@@ -6,7 +6,8 @@ import java.util.regex.Pattern;
  * The one place where Tandem turns an exception into text that leaves the process: a relay's status
  * and health endpoint, a quarantined row's reason. A summary is one line: the exception's class and
  * a short message, with its root cause when that is a different exception; URLs and {@code
- * password=...}-like values are removed, since driver and broker messages may carry them.
+ * password=...}-like values are removed ({@link Redaction}), since driver and broker messages may
+ * carry them.
  *
  * <pre>{@code
  * ErrorSummary.of(e)  // "JdbcException: reading due outbox events failed
@@ -24,10 +25,6 @@ public final class ErrorSummary {
   // scheme://anything up to white space or a closing delimiter, with an optional "jdbc:" prefix
   private static final Pattern URL =
       Pattern.compile("(?:jdbc:)?[A-Za-z][A-Za-z0-9+.-]*://[^\\s'\"<>()\\[\\],;]*");
-  private static final Pattern SECRET =
-      Pattern.compile(
-          "(?i)\\b(password|passwd|pwd|secret|token|apikey|api_key|credentials)(\\s*[=:]\\s*)"
-              + "[^\\s&;,)]+");
 
   private ErrorSummary() {}
 
@@ -72,8 +69,9 @@ public final class ErrorSummary {
     if (newline >= 0) {
       line = line.substring(0, newline).strip();
     }
-    line = URL.matcher(line).replaceAll("<url>");
-    return SECRET.matcher(line).replaceAll("$1$2***");
+    // Redaction first: a password holding a delimiter of URL would otherwise survive it.
+    line = Redaction.redact(line);
+    return URL.matcher(line).replaceAll("<url>");
   }
 
   private static String shorten(String text, int max) {

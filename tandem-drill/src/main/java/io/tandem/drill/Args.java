@@ -1,5 +1,6 @@
 package io.tandem.drill;
 
+import io.tandem.testkit.JvmProcess;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -15,7 +16,7 @@ final class Args {
       }
       String name = a.substring(2);
       if (i + 1 < args.length && !args[i + 1].startsWith("--")) {
-        values.put(name, args[++i]);
+        values.put(name, JvmProcess.argument(args[++i])); // env:NAME carries a secret
       } else {
         values.put(name, "true");
       }

@@ -43,7 +43,7 @@ public record DrillSettings(
     if (jdbcUrl != null && !jdbcUrl.startsWith("jdbc:postgresql:")) {
       throw new IllegalArgumentException(
           "--jdbc-url must be a jdbc:postgresql: URL (the drills' service SQL is PostgreSQL's), was "
-              + jdbcUrl);
+              + io.tandem.core.Redaction.redact(jdbcUrl));
     }
     if (workDir == null) {
       throw new IllegalArgumentException("workDir must not be null");

@@ -90,7 +90,7 @@ final class Scenario implements AutoCloseable {
         new ArrayList<>(
             List.of(
                 "--jdbc-url",
-                consumerDb.jdbcUrl(),
+                consumerDb.jdbcUrl(), // a secret: role() passes it in the environment
                 "--kafka-bootstrap",
                 kafka.bootstrapServers(),
                 "--topic",
@@ -138,9 +138,13 @@ final class Scenario implements AutoCloseable {
   /** Starts a {@link RoleMain} role; {@code faults}, when not null, becomes -Dtandem.faults. */
   private static JvmProcess role(
       Path dir, String name, String faults, String role, List<String> args) {
-    List<String> all = new ArrayList<>();
-    all.add(role);
-    all.addAll(args);
+    JvmProcess.Arguments all = JvmProcess.arguments().add(role);
+    for (int i = 0; i < args.size(); i++) {
+      all.add(args.get(i));
+      if (args.get(i).equals("--jdbc-url") && i + 1 < args.size()) {
+        all.secret("TANDEM_DRILL_JDBC_URL", args.get(++i)); // never on the command line
+      }
+    }
     return JvmProcess.start(dir, name, Faults.jvmOptions(faults), RoleMain.class.getName(), all);
   }
 

@@ -244,12 +244,11 @@ final class XaDrill {
             name,
             Faults.jvmOptions(faults),
             XaDrillMain.class.getName(),
-            List.of(
-                pg.jdbcUrl(),
-                maria.jdbcUrl(),
-                node,
-                Integer.toString(transfers),
-                Long.toString(PRESUME_ABORT_AFTER.toMillis())));
+            JvmProcess.arguments()
+                .secret("TANDEM_DRILL_POSTGRES_URL", pg.jdbcUrl())
+                .secret("TANDEM_DRILL_MARIADB_URL", maria.jdbcUrl())
+                .add(node, Integer.toString(transfers))
+                .add(Long.toString(PRESUME_ABORT_AFTER.toMillis())));
     p.awaitOutput(XaDrillMain.READY, Scenario.START);
     return p;
   }

@@ -1,6 +1,7 @@
 package io.tandem.drill;
 
 import io.tandem.core.ConfiguredFaults;
+import io.tandem.testkit.JvmProcess;
 import io.tandem.xa.XaCoordinator;
 import io.tandem.xa.XaSettings;
 import java.sql.PreparedStatement;
@@ -27,9 +28,9 @@ public final class XaDrillMain {
 
   public static void main(String[] args) throws SQLException {
     PGXADataSource accounts = new PGXADataSource();
-    accounts.setUrl(args[0]);
+    accounts.setUrl(JvmProcess.argument(args[0]));
     PGSimpleDataSource log = new PGSimpleDataSource();
-    log.setURL(args[0]);
+    log.setURL(JvmProcess.argument(args[0]));
     int transfers = Integer.parseInt(args[3]);
     XaSettings settings =
         XaSettings.builder(args[2])
@@ -41,7 +42,7 @@ public final class XaDrillMain {
             .settings(settings)
             .decisionLog(log)
             .participant("accounts", accounts)
-            .participant("ledger", new MariaDbDataSource(args[1]))
+            .participant("ledger", new MariaDbDataSource(JvmProcess.argument(args[1])))
             .faults(ConfiguredFaults.fromSystemProperty())
             .build()) {
       System.out.println(READY + " " + xa.start());

@@ -255,7 +255,12 @@ public final class JetStreamTransport implements Transport {
       try {
         transport.connector.checkOptions();
       } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException("url '" + url + "' is refused: " + e.getMessage(), e);
+        // No cause: the client's message may quote the URL, credentials included.
+        throw new IllegalArgumentException(
+            "url '"
+                + NatsConnector.redact(url)
+                + "' is refused: "
+                + NatsConnector.redact(e.getMessage()));
       }
       return transport;
     }

@@ -1,6 +1,7 @@
 package io.tandem.xa;
 
 import io.tandem.core.ConfiguredFaults;
+import io.tandem.testkit.JvmProcess;
 import java.sql.SQLException;
 import org.mariadb.jdbc.MariaDbDataSource;
 import org.postgresql.ds.PGSimpleDataSource;
@@ -17,15 +18,15 @@ public final class XaCrashMain {
 
   public static void main(String[] args) throws SQLException {
     PGXADataSource accounts = new PGXADataSource();
-    accounts.setUrl(args[0]);
+    accounts.setUrl(JvmProcess.argument(args[0]));
     PGSimpleDataSource log = new PGSimpleDataSource();
-    log.setURL(args[0]);
+    log.setURL(JvmProcess.argument(args[0]));
     try (XaCoordinator xa =
         XaCoordinator.builder()
             .settings(XaSettings.defaults(args[2]))
             .decisionLog(log)
             .participant("accounts", accounts)
-            .participant("ledger", new MariaDbDataSource(args[1]))
+            .participant("ledger", new MariaDbDataSource(JvmProcess.argument(args[1])))
             .faults(ConfiguredFaults.fromSystemProperty())
             .build()) {
       xa.start();

@@ -52,12 +52,10 @@ class XaCrashTest {
             "coordinator-" + point,
             List.of("-D" + ConfiguredFaults.PROPERTY + "=" + point + "=kill"),
             XaCrashMain.class.getName(),
-            List.of(
-                bank.postgres.jdbcUrl(),
-                bank.mariadb.jdbcUrl(),
-                bank.node,
-                who,
-                Long.toString(amount)))) {
+            JvmProcess.arguments()
+                .secret("TANDEM_XA_POSTGRES_URL", bank.postgres.jdbcUrl())
+                .secret("TANDEM_XA_MARIADB_URL", bank.mariadb.jdbcUrl())
+                .add(bank.node, who, Long.toString(amount)))) {
       p.awaitOutput(XaCrashMain.READY, Duration.ofSeconds(60));
       int status = p.awaitExit(Duration.ofSeconds(60));
       assertThat(status).as("killed by SIGKILL; log " + p.log()).isEqualTo(137);

@@ -1,5 +1,6 @@
 package io.tandem.examples.checkout;
 
+import io.tandem.core.Redaction;
 import io.tandem.examples.Check;
 import io.tandem.saga.SagaStatus;
 import io.tandem.testkit.DatabaseServer;
@@ -117,7 +118,7 @@ public final class CheckoutDemo {
     long start = System.nanoTime();
     say(
         "starting PostgreSQL (%s) and Kafka (%s)",
-        settings.jdbcUrl() == null ? "embedded" : settings.jdbcUrl(),
+        settings.jdbcUrl() == null ? "embedded" : Redaction.redact(settings.jdbcUrl()),
         settings.kafkaBootstrap() == null ? "embedded, own process" : settings.kafkaBootstrap());
     KafkaBrokerProcess kafkaProcess =
         settings.kafkaBootstrap() == null ? KafkaBrokerProcess.start(SHORT_RUN_JVM) : null;
@@ -161,9 +162,7 @@ public final class CheckoutDemo {
     String configured =
         settings.mariadbUrl() != null ? settings.mariadbUrl() : System.getenv("TANDEM_MARIADB_URL");
     if (configured != null && !configured.isBlank()) {
-      say(
-          "payment service on MariaDB at %s",
-          configured.replaceAll("password=[^&]*", "password=***"));
+      say("payment service on MariaDB at %s", Redaction.redact(configured));
       return MariaDbServer.external(
           configured.strip()); // configured: fails when it does not answer
     }

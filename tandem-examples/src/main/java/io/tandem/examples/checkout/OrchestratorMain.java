@@ -46,24 +46,22 @@ public final class OrchestratorMain {
         instance,
         jvmOptions,
         OrchestratorMain.class.getName(),
-        List.of(
-            system.orchestratorJdbcUrl(),
-            system.topology().bootstrapServers(),
-            system.topology().prefix(),
-            instance,
-            stepTimeout.toString()));
+        JvmProcess.arguments()
+            .secret("TANDEM_ORCHESTRATOR_JDBC_URL", system.orchestratorJdbcUrl())
+            .add(system.topology().bootstrapServers(), system.topology().prefix())
+            .add(instance, stepTimeout.toString()));
   }
 
   public static void main(String[] args) throws InterruptedException {
     if (args.length < 4 || args.length > 5) {
       System.err.println(
-          "usage: OrchestratorMain JDBC_URL BOOTSTRAP_SERVERS TOPIC_PREFIX INSTANCE"
+          "usage: OrchestratorMain env:JDBC_URL_VARIABLE BOOTSTRAP_SERVERS TOPIC_PREFIX INSTANCE"
               + " [STEP_TIMEOUT, ISO-8601, default PT10S]");
       System.exit(2);
     }
     Duration stepTimeout = args.length == 5 ? Duration.parse(args[4]) : Duration.ofSeconds(10);
     HikariConfig config = new HikariConfig();
-    config.setJdbcUrl(args[0]);
+    config.setJdbcUrl(JvmProcess.argument(args[0])); // env:NAME: never on the command line
     config.setPoolName("orchestrator-" + args[3]);
     config.setMaximumPoolSize(10);
     HikariDataSource dataSource = new HikariDataSource(config);

@@ -32,13 +32,14 @@ public final class ChoreographyServiceMain {
   public static void main(String[] args) throws InterruptedException {
     if (args.length != 4 || !ChoreographedCheckout.INBOUND.containsKey(args[0])) {
       System.err.println(
-          "usage: ChoreographyServiceMain order|payment|inventory|shipping JDBC_URL"
+          "usage: ChoreographyServiceMain order|payment|inventory|shipping env:JDBC_URL_VARIABLE"
               + " BOOTSTRAP_SERVERS TOPIC_PREFIX");
       System.exit(2);
     }
     String service = args[0];
+    String jdbcUrl = JvmProcess.argument(args[1]); // env:NAME: never on the command line
     HikariConfig config = new HikariConfig();
-    config.setJdbcUrl(args[1]);
+    config.setJdbcUrl(jdbcUrl);
     config.setPoolName("choreo-" + service);
     config.setMaximumPoolSize(ChoreographedCheckout.DEFAULT_CONCURRENCY + 6);
     HikariDataSource dataSource = new HikariDataSource(config);
@@ -47,7 +48,7 @@ public final class ChoreographyServiceMain {
             service,
             dataSource,
             ChoreographedCheckout.processorOf(service, dataSource),
-            args[1].startsWith("jdbc:mariadb:"),
+            jdbcUrl.startsWith("jdbc:mariadb:"),
             ChoreographedCheckout.DEFAULT_POLL_INTERVAL,
             args[2],
             args[3],
@@ -76,10 +77,9 @@ public final class ChoreographyServiceMain {
         name,
         List.of(),
         ChoreographyServiceMain.class.getName(),
-        List.of(
-            service,
-            checkout.jdbcUrl(service),
-            checkout.bootstrapServers(),
-            checkout.topicPrefix()));
+        JvmProcess.arguments()
+            .add(service)
+            .secret("TANDEM_SERVICE_JDBC_URL", checkout.jdbcUrl(service))
+            .add(checkout.bootstrapServers(), checkout.topicPrefix()));
   }
 }

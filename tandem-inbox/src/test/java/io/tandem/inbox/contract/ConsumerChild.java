@@ -3,6 +3,7 @@ package io.tandem.inbox.contract;
 import io.tandem.core.FaultInjector;
 import io.tandem.inbox.ConsumerRunner;
 import io.tandem.inbox.InboxProcessor;
+import io.tandem.testkit.JvmProcess;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -14,14 +15,21 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class ConsumerChild {
   static final String STALLED = "STALLED-AFTER-COMMIT";
 
+  /** Prefix of the environment variables holding {@code key=value} system properties to set. */
+  static final String PROPERTY_VARIABLE = "TANDEM_CHILD_PROPERTY_";
+
   private ConsumerChild() {}
 
   public static void main(String[] args) throws Exception {
+    System.getenv().entrySet().stream()
+        .filter(e -> e.getKey().startsWith(PROPERTY_VARIABLE))
+        .map(e -> e.getValue().split("=", 2))
+        .forEach(kv -> System.setProperty(kv[0], kv[1]));
     SourceFactory factory =
         (SourceFactory) Class.forName(args[0]).getDeclaredConstructor().newInstance();
     String group = args[1];
     String aggregateType = args[2];
-    UrlDataSource dataSource = new UrlDataSource(args[3]);
+    UrlDataSource dataSource = new UrlDataSource(JvmProcess.argument(args[3]));
     String consumer = args[4];
     int stallAt = Integer.parseInt(args[5]);
     AtomicInteger commits = new AtomicInteger();

@@ -431,20 +431,18 @@ public abstract class ConsumerRunnerContract {
   }
 
   private Process startChild(int stallAt) throws Exception {
-    List<String> properties = new ArrayList<>();
-    childProperties().forEach((k, v) -> properties.add("-D" + k + "=" + v));
-    List<String> command =
-        JvmProcess.command(
-            properties,
-            ConsumerChild.class.getName(),
-            List.of(
-                sourceFactory().getName(),
-                group,
-                aggregateType,
-                database.jdbcUrl(),
-                consumer,
-                Integer.toString(stallAt)));
-    return new ProcessBuilder(command).redirectErrorStream(true).start();
+    // Broker URIs may hold credentials (amqp://guest:guest@...): environment, not -D options.
+    JvmProcess.Arguments args = JvmProcess.arguments();
+    int n = 0;
+    for (Map.Entry<String, String> p : childProperties().entrySet()) {
+      args.environment(ConsumerChild.PROPERTY_VARIABLE + n++, p.getKey() + "=" + p.getValue());
+    }
+    args.add(sourceFactory().getName(), group, aggregateType)
+        .secret("TANDEM_CONSUMER_JDBC_URL", database.jdbcUrl())
+        .add(consumer, Integer.toString(stallAt));
+    return JvmProcess.processBuilder(List.of(), ConsumerChild.class.getName(), args)
+        .redirectErrorStream(true)
+        .start();
   }
 
   private static void awaitLine(Process child, String expected) throws Exception {

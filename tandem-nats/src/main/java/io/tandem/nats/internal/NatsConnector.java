@@ -133,9 +133,11 @@ public final class NatsConnector implements AutoCloseable {
     closeQuietly(last.connection());
   }
 
-  /** {@code servers} with the password of every URL replaced by {@code ***}, for messages. */
+  /**
+   * {@code servers} with every credential (password, token) replaced by {@code ***}, for messages.
+   */
   public static String redact(String servers) {
-    return servers == null ? null : servers.replaceAll("//([^/@:,]*):[^/@,]*@", "//$1:***@");
+    return io.tandem.core.Redaction.redact(servers);
   }
 
   private boolean usable(NatsSession session) {

@@ -10,7 +10,6 @@ import java.net.URISyntaxException;
 import java.security.GeneralSecurityException;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.regex.Pattern;
 import javax.net.ssl.SSLContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -27,7 +26,6 @@ public final class AmqpConnections {
   static final int WRITE_ENQUEUE_TIMEOUT_MS = 1000;
 
   private static final int WRITE_QUEUE_CAPACITY = 20_000;
-  private static final Pattern PASSWORD = Pattern.compile("(//[^:/@]*:)[^@/]*@");
 
   /**
    * The client logs a dropped connection at ERROR with a stack trace; the transport and the source
@@ -63,7 +61,7 @@ public final class AmqpConnections {
 
   /** {@code uri} with its password replaced by {@code ***}, for messages and logs. */
   public static String redact(String uri) {
-    return uri == null ? null : PASSWORD.matcher(uri).replaceAll("$1***@");
+    return io.tandem.core.Redaction.redact(uri);
   }
 
   /**

@@ -1,5 +1,6 @@
 package io.tandem.redis.internal;
 
+import io.tandem.core.Redaction;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.time.Duration;
@@ -32,21 +33,28 @@ public final class RedisConnections {
     try {
       parsed = new URI(uri);
     } catch (URISyntaxException e) {
-      throw new IllegalArgumentException("uri '" + uri + "' is not a URI: " + e.getMessage(), e);
+      // No cause: URISyntaxException's message quotes the whole input, password included.
+      throw new IllegalArgumentException(
+          "uri '" + Redaction.redact(uri) + "' is not a URI: " + Redaction.redact(e.getMessage()));
     }
     if (!JedisURIHelper.isRedisScheme(parsed) && !JedisURIHelper.isRedisSSLScheme(parsed)) {
       throw new IllegalArgumentException(
-          "uri '" + uri + "' must start with redis:// or rediss://, e.g. redis://127.0.0.1:6379");
+          "uri '"
+              + Redaction.redact(uri)
+              + "' must start with redis:// or rediss://, e.g. redis://127.0.0.1:6379");
     }
     if (parsed.getHost() == null) {
       throw new IllegalArgumentException(
-          "uri '" + uri + "' must name a host, e.g. redis://127.0.0.1:6379");
+          "uri '" + Redaction.redact(uri) + "' must name a host, e.g. redis://127.0.0.1:6379");
     }
     try {
       JedisURIHelper.getDBIndex(parsed);
     } catch (RuntimeException e) {
       throw new IllegalArgumentException(
-          "uri '" + uri + "' does not end with a database number: " + e.getMessage(), e);
+          "uri '"
+              + Redaction.redact(uri)
+              + "' does not end with a database number: "
+              + Redaction.redact(e.getMessage()));
     }
     return parsed;
   }

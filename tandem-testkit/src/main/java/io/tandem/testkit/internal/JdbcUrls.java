@@ -13,7 +13,6 @@ public final class JdbcUrls {
       Pattern.compile("(jdbc:postgresql://[^/?]+/)([^?]*)(\\?.*)?");
   private static final Pattern MARIADB_URL =
       Pattern.compile("(jdbc:mariadb://[^/?]+/)([^?]*)(\\?.*)?");
-  private static final Pattern PASSWORD = Pattern.compile("(?i)(password=)[^&]*");
 
   private JdbcUrls() {}
 
@@ -67,6 +66,6 @@ public final class JdbcUrls {
 
   /** Returns {@code url} with any password replaced by {@code ***}, for error messages. */
   public static String redact(String url) {
-    return url == null ? null : PASSWORD.matcher(url).replaceAll("$1***");
+    return io.tandem.core.Redaction.redact(url);
   }
 }
