@@ -2,11 +2,8 @@ package io.tandem.bench;
 
 import io.tandem.core.Event;
 import io.tandem.core.FaultInjector;
-<<<<<<< HEAD
 import io.tandem.core.Progress;
-=======
 import io.tandem.core.Redaction;
->>>>>>> h-sec
 import io.tandem.core.spi.Transport;
 import io.tandem.jdbc.PostgresDialect;
 import io.tandem.jdbc.Transactions;

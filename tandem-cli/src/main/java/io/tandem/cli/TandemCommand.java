@@ -25,11 +25,8 @@ import picocli.CommandLine.Command;
       SagaCommand.class,
       TrailCommand.class,
       XaCommand.class,
-<<<<<<< HEAD
       CdcCommand.class,
-=======
       DashboardCommand.class,
->>>>>>> h-ops
       CommandLine.HelpCommand.class
     })
 public final class TandemCommand implements Runnable {

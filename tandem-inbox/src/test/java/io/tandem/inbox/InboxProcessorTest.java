@@ -13,12 +13,9 @@ import io.tandem.core.spi.PublishOutcome;
 import io.tandem.core.spi.Transport;
 import io.tandem.jdbc.Dialect;
 import io.tandem.outbox.Outbox;
-<<<<<<< HEAD
 import io.tandem.outbox.OutboxOperations;
 import io.tandem.outbox.OutboxRelay;
-=======
 import io.tandem.testkit.PrometheusScrape;
->>>>>>> h-ops
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
