@@ -9,6 +9,7 @@ import io.tandem.core.ErrorSummary;
 import io.tandem.core.FaultInjector;
 import io.tandem.core.PublishException;
 import io.tandem.core.RetryPolicy;
+import io.tandem.core.internal.TransportReplies;
 import io.tandem.core.spi.PublishOutcome;
 import io.tandem.core.spi.Transport;
 import io.tandem.jdbc.Dialect;
@@ -601,7 +602,8 @@ public final class OutboxRelay implements AutoCloseable {
       List<PublishOutcome> outcomes =
           transport.publish(
               round.stream().map(ClaimedEvent::event).toList(), Duration.ofNanos(budget));
-      check(round, outcomes);
+      TransportReplies.check(
+          transport.name(), round.stream().map(c -> c.event().eventId()).toList(), outcomes);
       Instant ackedAt = Instant.now();
       for (int i = 0; i < round.size(); i++) {
         ClaimedEvent c = round.get(i);
@@ -626,25 +628,6 @@ public final class OutboxRelay implements AutoCloseable {
       sorted.sort(Comparator.comparingLong(c -> c.event().aggregateVersion()));
       queue.clear();
       queue.addAll(sorted);
-    }
-  }
-
-  private void check(List<ClaimedEvent> round, List<PublishOutcome> outcomes) {
-    if (outcomes.size() != round.size()) {
-      throw new IllegalStateException(
-          "transport "
-              + transport.name()
-              + " returned "
-              + outcomes.size()
-              + " outcomes for "
-              + round.size()
-              + " events");
-    }
-    for (int i = 0; i < round.size(); i++) {
-      if (!outcomes.get(i).eventId().equals(round.get(i).event().eventId())) {
-        throw new IllegalStateException(
-            "transport " + transport.name() + " returned outcomes out of order at index " + i);
-      }
     }
   }
 

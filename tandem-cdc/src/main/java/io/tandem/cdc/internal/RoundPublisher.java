@@ -4,6 +4,7 @@ import io.tandem.core.ErrorClass;
 import io.tandem.core.ErrorSummary;
 import io.tandem.core.Event;
 import io.tandem.core.PublishException;
+import io.tandem.core.internal.TransportReplies;
 import io.tandem.core.spi.PublishOutcome;
 import io.tandem.core.spi.Transport;
 import java.time.Duration;
@@ -82,22 +83,8 @@ public final class RoundPublisher {
     List<Event> events = round.stream().map(Item::event).toList();
     try {
       List<PublishOutcome> outcomes = transport.publish(events, timeout);
-      if (outcomes.size() != round.size()) {
-        throw new IllegalStateException(
-            "transport "
-                + transport.name()
-                + " returned "
-                + outcomes.size()
-                + " outcomes for "
-                + round.size()
-                + " events");
-      }
-      for (int i = 0; i < round.size(); i++) {
-        if (!outcomes.get(i).eventId().equals(events.get(i).eventId())) {
-          throw new IllegalStateException(
-              "transport " + transport.name() + " returned outcomes out of order at index " + i);
-        }
-      }
+      TransportReplies.check(
+          transport.name(), events.stream().map(Event::eventId).toList(), outcomes);
       return outcomes;
     } catch (RuntimeException e) {
       // a transport that throws instead of reporting: every event of the round failed, retriably
