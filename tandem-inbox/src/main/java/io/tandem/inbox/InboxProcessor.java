@@ -54,10 +54,11 @@ import org.slf4j.LoggerFactory;
  *       read and locked. A version at or below it is a duplicate (nothing runs) when its event id
  *       was applied before, lies before the position's start or was {@linkplain #advance advanced
  *       over}; otherwise another event took that version and it is dead-lettered as {@link
- *       DeadLetterReason#VERSION_CONFLICT}. A version more than one above it is <em>parked</em> in {@code tandem_inbox_parked} and the message
- *       acknowledged; the next version is applied, the position moves, and parked successors are
- *       then applied in order, each in its own transaction. Positions start at 0, so version 1
- *       comes first (or at the first version seen, with {@link Builder#startAtFirstSeenVersion}).
+ *       DeadLetterReason#VERSION_CONFLICT}. A version more than one above it is <em>parked</em> in
+ *       {@code tandem_inbox_parked} and the message acknowledged; the next version is applied, the
+ *       position moves, and parked successors are then applied in order, each in its own
+ *       transaction. Positions start at 0, so version 1 comes first (or at the first version seen,
+ *       with {@link Builder#startAtFirstSeenVersion}).
  *   <li><b>Inbox</b>: the event id is recorded in {@code tandem_inbox}; an id seen before is a
  *       duplicate.
  *   <li><b>Handler</b> for the event type and schema version, on the same connection; it may append
@@ -66,16 +67,17 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The message is acknowledged only after that transaction committed (the fault point {@link
  * FaultInjector#CONSUMER_AFTER_COMMIT} lies between the two). A handler that throws (any exception,
- * or an {@link Error}) is retried in place with the {@link RetryPolicy}'s backoff; a {@link PermanentHandlerException} (or an {@link
- * InvalidEventException}, such as {@link Event#payloadAs} throws for a payload that does not fit),
- * a handler still failing after {@code maxAttempts}, a message that is not a valid Tandem event and
- * (by policy) an unsupported type or schema version go to {@code tandem_dead_letter} with the raw
- * message, the reason and the attempts — then the message is acknowledged and the stream flows on.
- * Deadlocks and serialization failures are retried without using up attempts. With ordering on,
- * later events of a dead-lettered aggregate park until an operator {@link #replay replays} or
- * {@link #discard discards} it; {@link #gaps} says so. A version that will never arrive (skipped at
- * the producer) is passed with a recorded {@link #advance}. A database that cannot be reached is waited
- * for (with backoff) without using up attempts.
+ * or an {@link Error}) is retried in place with the {@link RetryPolicy}'s backoff; a {@link
+ * PermanentHandlerException} (or an {@link InvalidEventException}, such as {@link Event#payloadAs}
+ * throws for a payload that does not fit), a handler still failing after {@code maxAttempts}, a
+ * message that is not a valid Tandem event and (by policy) an unsupported type or schema version go
+ * to {@code tandem_dead_letter} with the raw message, the reason and the attempts — then the
+ * message is acknowledged and the stream flows on. Deadlocks and serialization failures are retried
+ * without using up attempts. With ordering on, later events of a dead-lettered aggregate park until
+ * an operator {@link #replay replays} or {@link #discard discards} it; {@link #gaps} says so. A
+ * version that will never arrive (skipped at the producer) is passed with a recorded {@link
+ * #advance}. A database that cannot be reached is waited for (with backoff) without using up
+ * attempts.
  *
  * <p>Defaults: ordering on, unknown event types {@link UnsupportedEventPolicy#SKIP}, newer schema
  * versions {@link UnsupportedEventPolicy#DEAD_LETTER}, {@link #DEFAULT_RETRY_POLICY}, gap alert

@@ -285,6 +285,8 @@ public final class PostgresDialect implements Dialect {
           ON pos.consumer = p.consumer AND pos.aggregate_type = p.aggregate_type
          AND pos.aggregate_id = p.aggregate_id
        WHERE p.consumer = ?
+         -- a row at or below the position was applied and awaits the drain's delete: no gap
+         AND (pos.last_version IS NULL OR p.aggregate_version > pos.last_version)
        GROUP BY p.aggregate_type, p.aggregate_id, pos.last_version
       HAVING min(p.parked_at) <= now() - make_interval(secs => ? / 1000.0)
        ORDER BY min(p.parked_at)

@@ -255,7 +255,8 @@ public abstract class ConsumerRunnerContract {
         .untilAsserted(() -> assertThat(processor.duplicateCount()).isEqualTo(50));
     assertThat(effects()).isEqualTo(50);
     assertEachOnceInOrder(5, 10);
-    assertThat(callbacks).as("afterApplied calls: one per applied message, none for duplicates")
+    assertThat(callbacks)
+        .as("afterApplied calls: one per applied message, none for duplicates")
         .hasValue(50);
     assertThat(beforeCommit).as("afterApplied ran before its commit was visible").isEmpty();
   }
