@@ -44,7 +44,8 @@ class SchemaEquivalenceTest {
           "tandem_xa_resolution",
           "tandem_cdc_offset",
           "tandem_cdc_relay",
-          "tandem_cdc_heartbeat");
+          "tandem_cdc_heartbeat",
+          "tandem_dashboard_action");
 
   private static final String POSTGRES_COLUMNS =
       """
