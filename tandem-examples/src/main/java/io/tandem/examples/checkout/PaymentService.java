@@ -183,9 +183,9 @@ public final class PaymentService {
 
   /**
    * A commutative increment; the first charge of a customer creates the account row. Two first
-   * charges of one customer may race to insert it: the loser's insert waits for the winner's
-   * commit and fails on the key, so it is rolled back to a savepoint and becomes the update (no
-   * failed delivery, no retry, nothing logged).
+   * charges of one customer may race to insert it: the loser's insert waits for the winner's commit
+   * and fails on the key, so it is rolled back to a savepoint and becomes the update (no failed
+   * delivery, no retry, nothing logged).
    */
   private static void addToAccount(Connection c, String customer, long delta) throws SQLException {
     if (incrementAccount(c, customer, delta)) {

@@ -181,9 +181,7 @@ public final class OutboxDemo {
       awaitBalanced(relays.subList(settings.relayCrashes(), relays.size()));
       say(
           "confirming %d %s with %d writers",
-          settings.orders(),
-          settings.orders() == 1 ? "order" : "orders",
-          settings.writers());
+          settings.orders(), settings.orders() == 1 ? "order" : "orders", settings.writers());
       List<Future<?>> writes = startWriters(writers, orders, crashOrders);
       for (Future<?> w : writes) {
         w.get();
