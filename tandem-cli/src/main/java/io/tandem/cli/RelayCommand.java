@@ -202,10 +202,30 @@ final class RelayCommand implements Callable<Integer> {
                     + (httpHost.contains(":") ? "[" + httpHost + "]" : httpHost)
                     + ":"
                     + http.port());
-        stopped.await();
+        try {
+          stopped.await();
+        } finally {
+          stopBeforeThePoolCloses(relay);
+        }
       }
     }
     return 0;
+  }
+
+  /**
+   * Stops {@code relay} when the command ends without the shutdown hook (an interrupted run, as
+   * when the CLI is embedded): otherwise the relay keeps cycling on a closed pool. The interrupt is
+   * set aside while the relay finishes its batch, then restored.
+   */
+  private static void stopBeforeThePoolCloses(AutoCloseable relay) throws Exception {
+    boolean interrupted = Thread.interrupted();
+    try {
+      relay.close();
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
   }
 
   /** {@code --mode cdc}: the CDC relay, with the same endpoint and outbox metrics. */
@@ -277,12 +297,16 @@ final class RelayCommand implements Callable<Integer> {
             slot,
             broker.name(),
             http == null ? "" : "; health and metrics on port " + http.port());
-        relay.awaitStop(Duration.ofDays(36500));
-        if (relay.status().failure().isPresent()) {
-          System.err.println("tandem relay: " + relay.status().failure().get());
-          return 1;
+        try {
+          relay.awaitStop(Duration.ofDays(36500));
+          if (relay.status().failure().isPresent()) {
+            System.err.println("tandem relay: " + relay.status().failure().get());
+            return 1;
+          }
+          stopped.await();
+        } finally {
+          stopBeforeThePoolCloses(relay);
         }
-        stopped.await();
       }
     }
     return 0;

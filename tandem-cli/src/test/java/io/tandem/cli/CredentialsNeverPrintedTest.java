@@ -92,6 +92,24 @@ class CredentialsNeverPrintedTest {
       {"inbox", "dead-letters", "--consumer", "c", "--jdbc-url", url},
       {"inbox", "gaps", "--consumer", "c", "--jdbc-url", url},
       {"inbox", "retention", "--older-than", "7d", "--dry-run", "--jdbc-url", url},
+      {
+        "inbox",
+        "advance",
+        "--consumer",
+        "c",
+        "--aggregate-type",
+        "Order",
+        "--aggregate-id",
+        "o-9",
+        "--to-version",
+        "1",
+        "--reason",
+        "test",
+        "--jdbc-url",
+        url
+      },
+      {"inbox", "advances", "--consumer", "c", "--jdbc-url", url},
+      {"cdc", "status", "--jdbc-url", url},
       {"saga", "list", "--jdbc-url", url},
       {"saga", "show", id, "--jdbc-url", url},
       {"saga", "retry-stuck", id, "--jdbc-url", url},
@@ -210,6 +228,13 @@ class CredentialsNeverPrintedTest {
     }
   }
 
+  /** The dashboard serving, with its database's password in the URL it was given. */
+  @Test
+  void aRunningDashboardNeverPrintsThePassword() throws Exception {
+    assertNoSecretWhileRunning("dashboard", "--jdbc-url", pgLive, "--port", "0");
+    assertNoSecret("dashboard", "--jdbc-url", PG_DEAD, "--port", "0");
+  }
+
   /** Every command with an option that takes a URL is run above (a new one must be added). */
   @Test
   @Order(Integer.MAX_VALUE)
@@ -265,7 +290,11 @@ class CredentialsNeverPrintedTest {
               // It starts, then tries to publish the pending event: its banner and any failure.
               await()
                   .atMost(Duration.ofSeconds(30))
-                  .until(() -> Captured.current().contains("tandem relay") || !relay.isAlive());
+                  .until(
+                      () ->
+                          Captured.current().contains("tandem relay")
+                              || Captured.current().contains("tandem dashboard")
+                              || !relay.isAlive());
               await().pollDelay(Duration.ofSeconds(2)).until(() -> true);
               relay.interrupt();
               relay.join(30_000);
@@ -275,6 +304,7 @@ class CredentialsNeverPrintedTest {
         .as("tandem %s printed:%n%s", String.join(" ", args), run.text())
         .doesNotContain(SECRET)
         .isNotBlank();
+    record(args);
   }
 
   /** Notes which command's URL options {@code args} used, as picocli reads them. */

@@ -2,11 +2,16 @@ package io.tandem.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
+import io.tandem.jdbc.Migrations;
 import io.tandem.outbox.OutboxRelay;
+import io.tandem.testkit.IsolatedDatabase;
+import io.tandem.testkit.TestInfrastructure;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
@@ -71,5 +76,49 @@ class RelayCommandTest {
     assertThatThrownBy(relay::call)
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("--linger-when-busy");
+  }
+
+  /**
+   * Embedded and interrupted (no shutdown hook runs), the command stops its relay before it closes
+   * the pool: no relay thread is left cycling on a closed pool after the command returned.
+   */
+  @Test
+  void anInterruptedRelayStopsBeforeItsPoolCloses() throws Exception {
+    try (IsolatedDatabase db = TestInfrastructure.postgres().createDatabase("cli_relay_stop")) {
+      Migrations.migrate(db.dataSource());
+      AtomicReference<Cli> result = new AtomicReference<>();
+      Thread command =
+          new Thread(
+              () ->
+                  result.set(
+                      Cli.run(
+                          "relay",
+                          "--jdbc-url",
+                          db.jdbcUrl(),
+                          "--redis-uri",
+                          "redis://127.0.0.1:6379",
+                          "--http-port",
+                          "-1",
+                          "--poll-interval",
+                          "50ms")),
+              "relay-command-under-test");
+      command.start();
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> !relayThreads().isEmpty() || !command.isAlive());
+      assertThat(relayThreads()).as("the relay started").isNotEmpty();
+      command.interrupt();
+      command.join(30_000);
+      assertThat(command.isAlive()).as("the command returned").isFalse();
+      assertThat(relayThreads()).as("relay threads left after the command returned").isEmpty();
+    }
+  }
+
+  private static List<String> relayThreads() {
+    return Thread.getAllStackTraces().keySet().stream()
+        .filter(Thread::isAlive)
+        .map(Thread::getName)
+        .filter(n -> n.startsWith("tandem-relay-") && !n.equals("tandem-relay-shutdown"))
+        .toList();
   }
 }
