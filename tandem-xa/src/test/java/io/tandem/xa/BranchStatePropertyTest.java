@@ -11,7 +11,7 @@ import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 
 /** Properties of the branch lifecycle's transition table, over random sequences of answers. */
-class BranchStateProperties {
+class BranchStatePropertyTest {
 
   @Provide
   Arbitrary<List<BranchEvent>> answers() {
