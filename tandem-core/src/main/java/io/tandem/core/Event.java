@@ -4,7 +4,7 @@ import static java.time.temporal.ChronoUnit.MICROS;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
-import io.tandem.core.internal.Json;
+import io.tandem.core.json.Json;
 import java.time.Instant;
 import java.util.Map;
 import java.util.Objects;

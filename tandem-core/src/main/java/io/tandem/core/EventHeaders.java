@@ -95,7 +95,7 @@ public final class EventHeaders {
     }
     com.fasterxml.jackson.databind.JsonNode tree;
     try {
-      tree = io.tandem.core.internal.Json.parse(json);
+      tree = io.tandem.core.json.Json.parse(json);
     } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
       throw new InvalidEventException(
           EventRule.HEADERS_OBJECT, "headers", "are not JSON: " + e.getOriginalMessage());
@@ -119,7 +119,7 @@ public final class EventHeaders {
 
   /** These headers as a JSON object of strings. */
   public String toJson() {
-    return io.tandem.core.internal.Json.write(values);
+    return io.tandem.core.json.Json.write(values);
   }
 
   public Optional<String> get(String key) {

@@ -9,7 +9,7 @@ import io.tandem.core.EventHeaders;
 import io.tandem.core.EventLimits;
 import io.tandem.core.FaultInjector;
 import io.tandem.core.TandemException;
-import io.tandem.core.internal.Json;
+import io.tandem.core.json.Json;
 import io.tandem.inbox.InboxProcessor;
 import io.tandem.jdbc.Dialect;
 import io.tandem.jdbc.JdbcException;

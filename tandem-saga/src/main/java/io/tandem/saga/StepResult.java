@@ -1,6 +1,6 @@
 package io.tandem.saga;
 
-import io.tandem.core.internal.Json;
+import io.tandem.core.json.Json;
 import java.util.Map;
 
 /**

@@ -2,7 +2,7 @@ package io.tandem.inbox.internal;
 
 import io.tandem.core.Event;
 import io.tandem.core.EventHeaders;
-import io.tandem.core.internal.Json;
+import io.tandem.core.json.Json;
 import io.tandem.inbox.AggregateGap;
 import io.tandem.inbox.DeadLetter;
 import io.tandem.inbox.DeadLetterReason;

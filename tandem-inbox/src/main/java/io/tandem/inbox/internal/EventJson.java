@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tandem.core.Event;
 import io.tandem.core.EventHeaders;
 import io.tandem.core.TandemException;
-import io.tandem.core.internal.Json;
+import io.tandem.core.json.Json;
 import java.time.Instant;
 import java.util.UUID;
 

@@ -1,7 +1,7 @@
 package io.tandem.saga.internal;
 
 import com.fasterxml.jackson.core.type.TypeReference;
-import io.tandem.core.internal.Json;
+import io.tandem.core.json.Json;
 import io.tandem.jdbc.Dialect;
 import io.tandem.saga.SagaStatus;
 import io.tandem.saga.SagaStepRecord;

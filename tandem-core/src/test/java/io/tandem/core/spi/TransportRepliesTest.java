@@ -1,9 +1,8 @@
-package io.tandem.core.internal;
+package io.tandem.core.spi;
 
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.tandem.core.spi.PublishOutcome;
 import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;

@@ -1,6 +1,5 @@
-package io.tandem.core.internal;
+package io.tandem.core.spi;
 
-import io.tandem.core.spi.PublishOutcome;
 import java.util.List;
 import java.util.UUID;
 

@@ -1,4 +1,4 @@
-package io.tandem.core.internal;
+package io.tandem.core.json;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.type.TypeReference;
