@@ -1,6 +1,6 @@
 package io.tandem.bench;
 
-import io.tandem.kafka.internal.ClientProperties;
+import io.tandem.kafka.KafkaTransport;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -121,7 +121,7 @@ final class SagaFloor implements AutoCloseable {
     String linger = System.getenv("TANDEM_BENCH_FLOOR_LINGER_MS"); // probe only
     KafkaProducer<String, byte[]> producer =
         new KafkaProducer<>(
-            ClientProperties.producer(
+            KafkaTransport.producerConfig(
                 bootstrap, linger == null ? Map.of() : Map.of("linger.ms", linger)));
     producers.add(producer);
     KafkaConsumer<String, byte[]> consumer =

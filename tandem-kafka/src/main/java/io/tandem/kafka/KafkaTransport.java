@@ -73,6 +73,18 @@ public final class KafkaTransport implements Transport {
     return new Builder();
   }
 
+  /**
+   * The producer configuration this transport runs with for {@code bootstrapServers} and {@code
+   * extra} (idempotence, acks=all and the serializers fixed; Tandem's defaults for the rest), for a
+   * tool that must publish exactly as the relay does, such as the benchmarks' hand-written floor.
+   *
+   * @throws IllegalArgumentException if {@code extra} overrides a setting a guarantee depends on
+   */
+  public static Map<String, Object> producerConfig(
+      String bootstrapServers, Map<String, String> extra) {
+    return ClientProperties.producer(bootstrapServers, extra);
+  }
+
   /** {@code kafka}. */
   @Override
   public String name() {
