@@ -7,6 +7,7 @@ import io.tandem.cloudevents.CloudEventMapping;
 import io.tandem.cloudevents.InvalidCloudEventException;
 import io.tandem.core.Event;
 import io.tandem.core.InvalidEventException;
+import io.tandem.core.InvalidMessageException;
 import io.tandem.kafka.internal.TopicNames;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -156,6 +157,15 @@ public final class CloudEventsKafkaCodec {
   private static InvalidMessageException invalid(
       ConsumerRecord<String, byte[]> record, String attribute, String reason, Throwable cause) {
     return new InvalidMessageException(
-        attribute, reason, record.topic(), record.partition(), record.offset(), cause);
+        "Kafka",
+        "at topic "
+            + record.topic()
+            + " partition "
+            + record.partition()
+            + " offset "
+            + record.offset(),
+        attribute,
+        reason,
+        cause);
   }
 }

@@ -1,5 +1,6 @@
 package io.tandem.kafka;
 
+import io.tandem.core.InvalidMessageException;
 import io.tandem.kafka.internal.LoggingInvalidMessageHandler;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 

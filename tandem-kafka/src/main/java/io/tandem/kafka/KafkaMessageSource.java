@@ -1,5 +1,6 @@
 package io.tandem.kafka;
 
+import io.tandem.core.InvalidMessageException;
 import io.tandem.core.spi.InboundMessage;
 import io.tandem.core.spi.MessageSink;
 import io.tandem.core.spi.MessageSource;

@@ -8,6 +8,7 @@ import io.tandem.cloudevents.CloudEventMapping;
 import io.tandem.core.Event;
 import io.tandem.core.EventHeaders;
 import io.tandem.core.InvalidEventException;
+import io.tandem.core.InvalidMessageException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
@@ -112,12 +113,12 @@ class CloudEventsKafkaCodecTest {
             InvalidMessageException.class,
             e -> {
               assertThat(e.attribute()).isEqualTo("id");
-              assertThat(e.topic()).isEqualTo("tandem.order");
-              assertThat(e.partition()).isEqualTo(2);
-              assertThat(e.offset()).isEqualTo(17);
+              assertThat(e.transport()).isEqualTo("Kafka");
+              assertThat(e.location()).isEqualTo("at topic tandem.order partition 2 offset 17");
+              assertThat(e.reason()).isEqualTo("is missing (header ce_id)");
             })
         .hasMessage(
-            "invalid message at topic tandem.order partition 2 offset 17: attribute 'id' is"
+            "invalid Kafka message at topic tandem.order partition 2 offset 17: attribute 'id' is"
                 + " missing (header ce_id)");
     assertThatThrownBy(
             () ->

@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.tandem.core.Event;
 import io.tandem.core.FaultInjector;
+import io.tandem.core.InvalidMessageException;
 import io.tandem.core.RetryPolicy;
 import io.tandem.core.spi.PublishOutcome;
 import java.nio.charset.StandardCharsets;
@@ -156,7 +157,11 @@ class KafkaEventConsumerTest {
     assertThat(applied).containsExactly(before, after);
     assertThat(consumer.invalidCount()).isEqualTo(2);
     assertThat(consumer.handledCount()).isEqualTo(2);
-    assertThat(rejected).extracting(InvalidMessageException::offset).containsExactly(1L, 2L);
+    assertThat(rejected)
+        .extracting(InvalidMessageException::location)
+        .containsExactly(
+            "at topic " + topic + " partition 0 offset 1",
+            "at topic " + topic + " partition 0 offset 2");
     assertThat(rejected.get(0)).hasMessageContaining("specversion");
     assertThat(rejected.get(1)).hasMessageContaining("attribute 'id' 'not-a-uuid' is not a UUID");
     assertThat(registry.get("tandem.consumer.invalid").counter().count()).isEqualTo(2.0);

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.tandem.core.Event;
+import io.tandem.core.InvalidMessageException;
 import io.tandem.core.spi.InboundMessage;
 import io.tandem.core.spi.MessageSink;
 import io.tandem.core.spi.PublishOutcome;

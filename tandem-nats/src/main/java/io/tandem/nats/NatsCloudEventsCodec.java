@@ -10,6 +10,7 @@ import io.tandem.cloudevents.CloudEventMapping;
 import io.tandem.cloudevents.InvalidCloudEventException;
 import io.tandem.core.Event;
 import io.tandem.core.InvalidEventException;
+import io.tandem.core.InvalidMessageException;
 import io.tandem.nats.internal.HeaderValues;
 import io.tandem.nats.internal.NatsMessageReader;
 import java.net.URI;
@@ -133,9 +134,9 @@ public final class NatsCloudEventsCodec {
   /**
    * The event that {@code message} carries.
    *
-   * @throws InvalidNatsMessageException if the message is not a binary-mode CloudEvent with
-   *     Tandem's envelope; when the envelope fails {@link Event}'s own validation (for example a
-   *     payload that is not JSON), the {@link InvalidEventException} is wrapped as the cause
+   * @throws InvalidMessageException if the message is not a binary-mode CloudEvent with Tandem's
+   *     envelope; when the envelope fails {@link Event}'s own validation (for example a payload
+   *     that is not JSON), the {@link InvalidEventException} is wrapped as the cause
    */
   public Event decode(Message message) {
     Decoding d = new Decoding(message);
@@ -193,9 +194,8 @@ public final class NatsCloudEventsCodec {
       return decoded;
     }
 
-    InvalidNatsMessageException invalid(String attribute, String reason, Throwable cause) {
-      return new InvalidNatsMessageException(
-          attribute, reason, message.getSubject(), location(), cause);
+    InvalidMessageException invalid(String attribute, String reason, Throwable cause) {
+      return new InvalidMessageException("NATS", location(), attribute, reason, cause);
     }
 
     private String location() {

@@ -7,6 +7,7 @@ import io.nats.client.api.ConsumerInfo;
 import io.nats.client.impl.Headers;
 import io.nats.client.impl.NatsMessage;
 import io.tandem.core.Event;
+import io.tandem.core.InvalidMessageException;
 import io.tandem.core.TandemException;
 import io.tandem.core.spi.InboundMessage;
 import io.tandem.core.spi.MessageSink;
@@ -353,7 +354,7 @@ class JetStreamMessageSourceTest {
     assertThat(message.key()).isEqualTo("Köln");
     assertThat(message.rawBody()).isEqualTo("not json".getBytes(StandardCharsets.UTF_8));
     assertThatThrownBy(message::decode)
-        .isInstanceOf(InvalidNatsMessageException.class)
+        .isInstanceOf(InvalidMessageException.class)
         .hasMessageContaining("stream " + stream + " sequence 1")
         .hasMessageContaining("specversion");
   }

@@ -9,6 +9,7 @@ import io.nats.client.impl.NatsMessage;
 import io.tandem.core.Event;
 import io.tandem.core.EventHeaders;
 import io.tandem.core.InvalidEventException;
+import io.tandem.core.InvalidMessageException;
 import java.nio.charset.StandardCharsets;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
@@ -80,13 +81,13 @@ class NatsCloudEventsCodecTest {
   @Test
   void aMessageWithoutTheEnvelopeIsRejectedNamingTheAttribute() {
     assertThatThrownBy(() -> codec.decode(altered(h -> h.remove("ce-specversion"))))
-        .isInstanceOf(InvalidNatsMessageException.class)
+        .isInstanceOf(InvalidMessageException.class)
         .hasMessageContaining("on subject tandem.order.order-42")
         .hasMessageContaining("attribute 'specversion' is missing (header ce-specversion)");
     assertThatThrownBy(() -> codec.decode(altered(h -> h.remove("ce-id"))))
-        .isInstanceOf(InvalidNatsMessageException.class)
+        .isInstanceOf(InvalidMessageException.class)
         .hasMessageContaining("attribute 'id' is missing (header ce-id)")
-        .extracting(e -> ((InvalidNatsMessageException) e).attribute())
+        .extracting(e -> ((InvalidMessageException) e).attribute())
         .isEqualTo("id");
     assertThatThrownBy(() -> codec.decode(altered(h -> h.remove("ce-sequence"))))
         .hasMessageContaining("attribute 'sequence' is missing (header ce-sequence)");
@@ -99,7 +100,7 @@ class NatsCloudEventsCodecTest {
     assertThatThrownBy(() -> codec.decode(altered(h -> h.remove("ce-type"))))
         .hasMessageContaining("attribute 'type' is missing (header ce-type)");
     assertThatThrownBy(() -> codec.decode(altered(h -> h.put("ce-time", "yesterday"))))
-        .isInstanceOf(InvalidNatsMessageException.class)
+        .isInstanceOf(InvalidMessageException.class)
         .hasMessageContaining("attribute 'time' is invalid");
     assertThatThrownBy(() -> codec.decode(altered(h -> h.put("ce-bad_name", "x"))))
         .hasMessageContaining("attribute 'extensions' is invalid");
@@ -132,7 +133,7 @@ class NatsCloudEventsCodecTest {
     assertThatThrownBy(() -> codec.decode(empty))
         .hasMessageContaining("attribute 'data' is missing (the message has no body)");
     assertThatThrownBy(() -> codec.decode(notJson))
-        .isInstanceOf(InvalidNatsMessageException.class)
+        .isInstanceOf(InvalidMessageException.class)
         .hasMessageContaining("attribute 'data' is rejected")
         .hasCauseInstanceOf(InvalidEventException.class);
   }

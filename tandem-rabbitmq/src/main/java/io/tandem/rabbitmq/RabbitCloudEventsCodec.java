@@ -9,6 +9,7 @@ import io.tandem.cloudevents.CloudEventMapping;
 import io.tandem.cloudevents.InvalidCloudEventException;
 import io.tandem.core.Event;
 import io.tandem.core.InvalidEventException;
+import io.tandem.core.InvalidMessageException;
 import io.tandem.rabbitmq.internal.ExchangeNames;
 import io.tandem.rabbitmq.internal.HeaderText;
 import java.net.URI;
@@ -229,14 +230,15 @@ public final class RabbitCloudEventsCodec {
 
   private static InvalidMessageException invalid(
       Envelope envelope, String attribute, String reason, Throwable cause) {
-    return envelope == null
-        ? new InvalidMessageException(attribute, reason, null, null, -1, cause)
-        : new InvalidMessageException(
-            attribute,
-            reason,
-            envelope.getExchange(),
-            envelope.getRoutingKey(),
-            envelope.getDeliveryTag(),
-            cause);
+    String location =
+        envelope == null
+            ? null
+            : "from exchange '"
+                + envelope.getExchange()
+                + "' routing key '"
+                + envelope.getRoutingKey()
+                + "' delivery tag "
+                + envelope.getDeliveryTag();
+    return new InvalidMessageException("RabbitMQ", location, attribute, reason, cause);
   }
 }

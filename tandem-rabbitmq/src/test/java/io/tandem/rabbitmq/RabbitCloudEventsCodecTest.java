@@ -10,6 +10,7 @@ import com.rabbitmq.client.GetResponse;
 import com.rabbitmq.client.impl.LongStringHelper;
 import io.tandem.core.Event;
 import io.tandem.core.InvalidEventException;
+import io.tandem.core.InvalidMessageException;
 import java.nio.charset.StandardCharsets;
 import java.util.Date;
 import java.util.LinkedHashMap;
@@ -104,12 +105,12 @@ class RabbitCloudEventsCodecTest {
             InvalidMessageException.class,
             e -> {
               assertThat(e.attribute()).isEqualTo("id");
-              assertThat(e.exchange()).isEqualTo("tandem.order");
-              assertThat(e.routingKey()).isEqualTo("order-7");
-              assertThat(e.deliveryTag()).isEqualTo(17);
+              assertThat(e.transport()).isEqualTo("RabbitMQ");
+              assertThat(e.location())
+                  .isEqualTo("from exchange 'tandem.order' routing key 'order-7' delivery tag 17");
             })
         .hasMessage(
-            "invalid message from exchange 'tandem.order' routing key 'order-7' delivery tag 17:"
+            "invalid RabbitMQ message from exchange 'tandem.order' routing key 'order-7' delivery tag 17:"
                 + " attribute 'id' is missing (header cloudEvents_id)");
     assertThatThrownBy(() -> decodeChanged(h -> h.put("cloudEvents_id", "42")))
         .hasMessageEndingWith("attribute 'id' '42' is not a UUID (Tandem's event_id)");
@@ -184,7 +185,7 @@ class RabbitCloudEventsCodecTest {
     assertThatThrownBy(() -> codec.decode(null, plain, "{\"a\":1}".getBytes()))
         .isInstanceOf(InvalidMessageException.class)
         .hasMessage(
-            "invalid message: attribute 'specversion' is missing (header"
+            "invalid RabbitMQ message: attribute 'specversion' is missing (header"
                 + " cloudEvents_specversion): not a binary-mode CloudEvent");
   }
 

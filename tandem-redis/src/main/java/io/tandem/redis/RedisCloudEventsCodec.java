@@ -7,6 +7,7 @@ import io.tandem.cloudevents.CloudEventMapping;
 import io.tandem.cloudevents.InvalidCloudEventException;
 import io.tandem.core.Event;
 import io.tandem.core.InvalidEventException;
+import io.tandem.core.InvalidMessageException;
 import io.tandem.redis.internal.EntryReader;
 import java.net.URI;
 import java.util.LinkedHashMap;
@@ -107,7 +108,7 @@ public final class RedisCloudEventsCodec {
   /**
    * The event that stream entry {@code entry} carries; errors name the entry id.
    *
-   * @throws InvalidStreamEntryException as {@link #decode(Map)}
+   * @throws InvalidMessageException as {@link #decode(Map)}
    */
   public Event decode(StreamEntry entry) {
     return decode(entry.getFields(), String.valueOf(entry.getID()));
@@ -116,9 +117,9 @@ public final class RedisCloudEventsCodec {
   /**
    * The event that a stream entry's {@code fields} carry.
    *
-   * @throws InvalidStreamEntryException if the fields are not a binary-mode CloudEvent with
-   *     Tandem's envelope; when the envelope fails {@link Event}'s own validation (for example a
-   *     payload that is not JSON), the {@link InvalidEventException} is wrapped as the cause
+   * @throws InvalidMessageException if the fields are not a binary-mode CloudEvent with Tandem's
+   *     envelope; when the envelope fails {@link Event}'s own validation (for example a payload
+   *     that is not JSON), the {@link InvalidEventException} is wrapped as the cause
    */
   public Event decode(Map<String, String> fields) {
     return decode(fields, null);
@@ -151,8 +152,9 @@ public final class RedisCloudEventsCodec {
 
   /** The entry being decoded, for errors that say which one it was. */
   private record Decoding(String entryId) {
-    InvalidStreamEntryException invalid(String attribute, String reason, Throwable cause) {
-      return new InvalidStreamEntryException(attribute, reason, entryId, cause);
+    InvalidMessageException invalid(String attribute, String reason, Throwable cause) {
+      return new InvalidMessageException(
+          "Redis", entryId == null ? null : "at stream entry " + entryId, attribute, reason, cause);
     }
   }
 }

@@ -1,5 +1,6 @@
 package io.tandem.redis;
 
+import io.tandem.core.InvalidMessageException;
 import io.tandem.core.TandemException;
 import io.tandem.core.spi.MessageSink;
 import io.tandem.core.spi.MessageSource;
@@ -46,8 +47,7 @@ import redis.clients.jedis.JedisClientConfig;
  * to the sink one by one, in stream order. Each entry becomes a message whose key is its {@code
  * ce_partitionkey} (the aggregate id), origin {@code redis <stream> <entry id>}, raw headers every
  * field but {@code data}, raw body the {@code data} field; {@link RedisCloudEventsCodec} decodes it
- * and {@link InvalidStreamEntryException} says what is wrong with an entry that is not a Tandem
- * event.
+ * and {@link InvalidMessageException} says what is wrong with an entry that is not a Tandem event.
  *
  * <p><b>Acknowledging.</b> A message's {@code acknowledge()} sends {@code XACK} on a pooled
  * connection, from whichever thread calls it; a failure is logged and ignored, and the entry stays

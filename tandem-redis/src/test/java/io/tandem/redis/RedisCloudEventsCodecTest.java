@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.tandem.core.Event;
 import io.tandem.core.EventHeaders;
 import io.tandem.core.InvalidEventException;
+import io.tandem.core.InvalidMessageException;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.Consumer;
@@ -70,11 +71,11 @@ class RedisCloudEventsCodecTest {
   @Test
   void fieldsWithoutTheEnvelopeAreRejectedNamingTheAttribute() {
     assertThatThrownBy(() -> codec.decode(altered(f -> f.remove("ce_specversion"))))
-        .isInstanceOf(InvalidStreamEntryException.class)
+        .isInstanceOf(InvalidMessageException.class)
         .hasMessageContaining("attribute 'specversion' is missing (field ce_specversion)");
     assertThatThrownBy(() -> codec.decode(altered(f -> f.remove("ce_id"))))
         .hasMessageContaining("attribute 'id' is missing (field ce_id)")
-        .extracting(e -> ((InvalidStreamEntryException) e).attribute())
+        .extracting(e -> ((InvalidMessageException) e).attribute())
         .isEqualTo("id");
     assertThatThrownBy(() -> codec.decode(altered(f -> f.remove("ce_type"))))
         .hasMessageContaining("attribute 'type' is missing (field ce_type)");
@@ -109,10 +110,11 @@ class RedisCloudEventsCodecTest {
         new StreamEntry(new StreamEntryID(1717171717171L, 3), altered(f -> f.remove("ce_id")));
 
     assertThatThrownBy(() -> codec.decode(entry))
-        .isInstanceOf(InvalidStreamEntryException.class)
-        .hasMessageContaining("invalid Redis stream entry 1717171717171-3: attribute 'id'")
-        .extracting(e -> ((InvalidStreamEntryException) e).entryId())
-        .isEqualTo("1717171717171-3");
+        .isInstanceOf(InvalidMessageException.class)
+        .hasMessageContaining(
+            "invalid Redis message at stream entry 1717171717171-3: attribute 'id'")
+        .extracting(e -> ((InvalidMessageException) e).location())
+        .isEqualTo("at stream entry 1717171717171-3");
   }
 
   @Test

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.tandem.core.Event;
+import io.tandem.core.InvalidMessageException;
 import io.tandem.core.TandemException;
 import io.tandem.core.spi.InboundMessage;
 import java.nio.charset.StandardCharsets;
@@ -313,7 +314,7 @@ class RedisStreamsMessageSourceTest {
     await().atMost(WAIT).until(() -> sink.received.size() == 1);
     InboundMessage message = sink.received.get(0);
     assertThatThrownBy(message::decode)
-        .isInstanceOf(InvalidStreamEntryException.class)
+        .isInstanceOf(InvalidMessageException.class)
         .hasMessageContaining(id.toString())
         .hasMessageContaining("ce_id");
     assertThat(message.key()).isEqualTo("order-1");

@@ -2,10 +2,10 @@ package io.tandem.kafka.internal;
 
 import io.tandem.core.Event;
 import io.tandem.core.FaultInjector;
+import io.tandem.core.InvalidMessageException;
 import io.tandem.core.RetryPolicy;
 import io.tandem.kafka.CloudEventsKafkaCodec;
 import io.tandem.kafka.EventHandler;
-import io.tandem.kafka.InvalidMessageException;
 import io.tandem.kafka.InvalidMessageHandler;
 import java.time.Duration;
 import java.util.Collection;

@@ -1,6 +1,6 @@
 package io.tandem.kafka.internal;
 
-import io.tandem.kafka.InvalidMessageException;
+import io.tandem.core.InvalidMessageException;
 import io.tandem.kafka.InvalidMessageHandler;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.slf4j.Logger;

@@ -68,8 +68,7 @@ public final class RecordMessage implements InboundMessage {
   }
 
   /**
-   * @throws io.tandem.kafka.InvalidMessageException when the record is not a valid Tandem
-   *     CloudEvent
+   * @throws io.tandem.core.InvalidMessageException when the record is not a valid Tandem CloudEvent
    */
   @Override
   public Event decode() {

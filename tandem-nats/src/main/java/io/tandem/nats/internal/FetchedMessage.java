@@ -92,7 +92,7 @@ final class FetchedMessage implements InboundMessage {
   }
 
   /**
-   * @throws io.tandem.nats.InvalidNatsMessageException when the message is not a valid Tandem
+   * @throws io.tandem.core.InvalidMessageException when the message is not a valid Tandem
    *     CloudEvent
    */
   @Override

@@ -61,7 +61,7 @@ public final class StreamEntryMessage implements InboundMessage {
   }
 
   /**
-   * @throws io.tandem.redis.InvalidStreamEntryException naming the entry id and the attribute
+   * @throws io.tandem.core.InvalidMessageException naming the entry id and the attribute
    */
   @Override
   public Event decode() {
