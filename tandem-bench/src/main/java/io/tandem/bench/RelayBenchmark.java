@@ -1,15 +1,12 @@
 package io.tandem.bench;
 
-import io.tandem.core.Event;
 import io.tandem.core.FaultInjector;
 import io.tandem.core.Progress;
 import io.tandem.core.Redaction;
 import io.tandem.core.spi.Transport;
 import io.tandem.jdbc.PostgresDialect;
-import io.tandem.jdbc.Transactions;
 import io.tandem.kafka.KafkaTransport;
 import io.tandem.kafka.TopicRouter;
-import io.tandem.outbox.Outbox;
 import io.tandem.outbox.OutboxRelay;
 import io.tandem.testkit.JvmProcess;
 import io.tandem.testkit.KafkaBroker;
@@ -32,13 +29,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
 import java.util.stream.IntStream;
 
 /**
@@ -309,9 +301,7 @@ public final class RelayBenchmark {
       throws Exception {
     try (BenchDatabase db = new BenchDatabase(postgres, "bench_writers", WRITERS + 4);
         TimingTransport transport = new TimingTransport(kafka(bootstrap, topic))) {
-      db.execute(
-          "CREATE TABLE bench_orders (id text PRIMARY KEY, customer text NOT NULL,"
-              + " total_cents bigint NOT NULL, status text NOT NULL)");
+      db.execute(OrderWriters.TABLE);
       OutboxRelay relay = relayOn ? relayBuilder(db, transport).build() : null;
       if (relay != null) {
         relay.start();
@@ -366,9 +356,7 @@ public final class RelayBenchmark {
       throws Exception {
     try (BenchDatabase db = new BenchDatabase(postgres, "bench_steady", WRITERS + 4);
         TimingTransport transport = new TimingTransport(kafka(bootstrap, topic))) {
-      db.execute(
-          "CREATE TABLE bench_orders (id text PRIMARY KEY, customer text NOT NULL,"
-              + " total_cents bigint NOT NULL, status text NOT NULL)");
+      db.execute(OrderWriters.TABLE);
       boolean noRelay = System.getenv("TANDEM_BENCH_STEADY_NO_RELAY") != null; // probe only
       OutboxRelay relay = relayBuilder(db, transport).build();
       if (!noRelay) {
@@ -434,72 +422,7 @@ public final class RelayBenchmark {
       String idPrefix,
       CpuTrace cpuBefore)
       throws Exception {
-    Outbox outbox = Outbox.create();
-    AtomicBoolean stop = new AtomicBoolean();
-    ExecutorService pool = Executors.newFixedThreadPool(WRITERS);
-    long start = System.nanoTime();
-    long end = start + window.toNanos();
-    List<Future<?>> futures = new ArrayList<>();
-    for (int w = 0; w < WRITERS; w++) {
-      int writer = w;
-      futures.add(
-          pool.submit(
-              () -> {
-                long intervalNanos = ratePerSec == 0 ? 0 : 1_000_000_000L * WRITERS / ratePerSec;
-                long next = start + intervalNanos * writer / WRITERS;
-                for (long i = 0; System.nanoTime() < end && !stop.get(); i++) {
-                  if (intervalNanos > 0) {
-                    long wait = next - System.nanoTime();
-                    if (wait > 0) {
-                      LockSupport.parkNanos(wait); // pacing the offered load
-                    }
-                    next += intervalNanos;
-                  }
-                  long n = i;
-                  String orderId = idPrefix + "order-" + writer + "-" + n;
-                  Event event =
-                      Event.builder()
-                          .aggregate("Order", orderId, 1)
-                          .eventType("OrderPlaced")
-                          .payload(
-                              "{\"orderId\":\""
-                                  + orderId
-                                  + "\",\"totalCents\":"
-                                  + (n % 10_000)
-                                  + ",\"currency\":\"EUR\"}")
-                          .build();
-                  Transactions.inTransaction(
-                      db.pool,
-                      c -> {
-                        try (PreparedStatement ps =
-                            c.prepareStatement(
-                                "INSERT INTO bench_orders (id, customer, total_cents, status)"
-                                    + " VALUES (?, ?, ?, 'PLACED')")) {
-                          ps.setString(1, orderId);
-                          ps.setString(2, "customer-" + (n % 97));
-                          ps.setLong(3, n % 10_000);
-                          ps.executeUpdate();
-                        }
-                        outbox.append(c, event);
-                        return null;
-                      });
-                  commits.put(event.eventId(), System.nanoTime());
-                  committed.incrementAndGet();
-                }
-                return null;
-              }));
-    }
-    try {
-      for (Future<?> f : futures) {
-        f.get();
-      }
-      if (cpuBefore != null) {
-        CpuTrace.sample().printSince(cpuBefore, committed.get());
-      }
-    } finally {
-      stop.set(true);
-      pool.shutdownNow();
-    }
+    OrderWriters.run(db.pool, WRITERS, window, commits, committed, ratePerSec, idPrefix, cpuBefore);
   }
 
   private static double[] latencies(ConcurrentHashMap<UUID, Long> commits, TimingTransport t) {

@@ -2,12 +2,15 @@ package io.tandem.cli;
 
 import io.tandem.bench.ConsumerBenchReport;
 import io.tandem.bench.ConsumerBenchmark;
+import io.tandem.bench.PipelineBenchReport;
+import io.tandem.bench.PipelineBenchmark;
 import io.tandem.bench.RelayBenchReport;
 import io.tandem.bench.RelayBenchmark;
 import io.tandem.bench.SagaBenchReport;
 import io.tandem.bench.SagaBenchmark;
 import io.tandem.bench.XaBenchReport;
 import io.tandem.bench.XaBenchmark;
+import java.time.Duration;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -21,6 +24,7 @@ import picocli.CommandLine.Option;
     subcommands = {
       BenchCommand.Relay.class,
       BenchCommand.Consumer.class,
+      BenchCommand.Pipeline.class,
       BenchCommand.Saga.class,
       BenchCommand.Xa.class
     })
@@ -117,6 +121,51 @@ final class BenchCommand implements Runnable {
       ConsumerBenchReport report =
           new ConsumerBenchmark(
                   events, Relay.blank(jdbcUrl), Relay.blank(kafkaBootstrap), System.err)
+              .run();
+      System.out.print(json ? report.toJson() + System.lineSeparator() : report.toTable());
+      return 0;
+    }
+  }
+
+  @Command(
+      name = "pipeline",
+      mixinStandardHelpOptions = true,
+      description = {
+        "The whole pipeline: 4 writers commit an order and its event, the relay publishes to",
+        "Kafka, a consumer applies each event through the inbox into a second database. Effects/s",
+        "against the writers alone, backlog growth and commit-to-effect latency, as fast as the",
+        "writers can and at 1,000 events/s offered.",
+        "Uses --jdbc-url (or TANDEM_JDBC_URL) when given, else an embedded PostgreSQL with fsync"
+            + " on."
+      })
+  static final class Pipeline implements Callable<Integer> {
+    @Option(
+        names = "--window",
+        defaultValue = "20s",
+        converter = DurationConverter.class,
+        description = "Measured window of each phase, 5s to 10m (default: ${DEFAULT-VALUE}).")
+    Duration window;
+
+    @Option(names = "--json", description = "Print one JSON object.")
+    boolean json;
+
+    @Option(
+        names = "--jdbc-url",
+        defaultValue = "${env:TANDEM_JDBC_URL}",
+        description = "PostgreSQL server (the benchmark creates and drops its own databases).")
+    String jdbcUrl;
+
+    @Option(
+        names = "--kafka-bootstrap",
+        defaultValue = "${env:TANDEM_KAFKA_BOOTSTRAP}",
+        description = "Kafka (default: an embedded broker in a child process).")
+    String kafkaBootstrap;
+
+    @Override
+    public Integer call() throws Exception {
+      PipelineBenchReport report =
+          new PipelineBenchmark(
+                  window, Relay.blank(jdbcUrl), Relay.blank(kafkaBootstrap), System.err)
               .run();
       System.out.print(json ? report.toJson() + System.lineSeparator() : report.toTable());
       return 0;
