@@ -50,8 +50,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *       transaction, as every outbox insert has (a diagnostic figure).
  *   <li>The floor ({@link SagaFloor}): the checkout's 8 messages and 9 commits without Tandem's
  *       machinery on the same databases and broker, the same warm-up, count and in-flight limit;
- *       its checkouts/s against the same bound is about the most a design that commits each step
- *       and sends each message on its own could reach here.
+ *       its checkouts/s against the same bound ({@code floor_bound_ratio}) is about the most a
+ *       design that commits each step and sends each message on its own could reach here.
  * </ol>
  *
  * <p>A <em>local commit</em> is one committed writing transaction on one of the five databases. One
@@ -60,7 +60,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * command), four command transactions in the participants' inboxes (business row, participation
  * record, reply in the outbox), and its share of the relays' marking transactions (one per
  * published batch; eight messages per saga). The benchmark counts all three kinds during the
- * measured run; {@code bound = commits/s ÷ commits per saga} and {@code ratio = sagas/s ÷ bound}.
+ * measured run (a diagnostic figure); the bound uses the checkout's fixed 9 business commits
+ * ({@link SagaBenchReport#BUSINESS_COMMITS_PER_SAGA}): {@code bound = commits/s ÷ 9}, {@code ratio
+ * = sagas/s ÷ bound}, and {@code floor_ratio = sagas/s ÷ floor checkouts/s} from the same run.
  *
  * <p>With the embedded server the benchmark also reports the CPU time its processes (this JVM, the
  * broker, the PostgreSQL server) spent per saga and per writer commit: where the machine's CPU is

@@ -16,9 +16,9 @@ class SagaBenchReportTest {
         100.0, // sagas/s
         400.0,
         900.0,
-        10.0, // commits per saga
-        7_000.0,
-        9_000.0, // commits/s: mean 8,000, so the bound is 800 sagas/s
+        10.0, // commits per saga measured (a diagnostic: the bound uses the fixed 9)
+        8_100.0,
+        9_900.0, // commits/s: mean 9,000, so the bound is 9,000 / 9 = 1,000 sagas/s
         20,
         3_000.0,
         2.0,
@@ -34,12 +34,13 @@ class SagaBenchReportTest {
   }
 
   @Test
-  void theBoundIsTheMeanCommitRateOverCommitsPerSagaAndBothRatiosUseIt() {
+  void theBoundIsTheMeanCommitRateOverNineCommitsAndTheFloorRatioIsSagaOverFloor() {
     SagaBenchReport r = report(20.0, 5.0);
 
-    assertThat(r.boundPerSec()).isEqualTo(800.0);
-    assertThat(r.ratio()).isEqualTo(0.125);
-    assertThat(r.floorRatio()).isEqualTo(0.4);
+    assertThat(r.boundPerSec()).isEqualTo(1_000.0);
+    assertThat(r.ratio()).isEqualTo(0.1);
+    assertThat(r.floorRatio()).isEqualTo(100.0 / 320.0);
+    assertThat(r.floorBoundRatio()).isEqualTo(0.32);
   }
 
   @Test
@@ -50,9 +51,10 @@ class SagaBenchReportTest {
         .startsWith("sagas_per_s", "bound_per_s", "ratio", "p50_ms", "p99_ms")
         .contains("floor_sagas_per_s", "floor_ratio", "floor_cpu_ms_per_saga");
     assertThat(json)
-        .contains("\"ratio\": 0.125")
+        .contains("\"ratio\": 0.100")
         .contains("\"floor_sagas_per_s\": 320.0")
-        .contains("\"floor_ratio\": 0.400")
+        .contains("\"floor_ratio\": 0.313")
+        .contains("\"floor_bound_ratio\": 0.320")
         .contains("\"floor_cpu_ms_per_saga\": 5.00");
   }
 

@@ -36,7 +36,9 @@ class SagaBenchmarkTest {
     assertThat(r.commitsPerSaga()).isBetween(9 + r.relayMarksPerSaga() - 0.05, 17.0);
     assertThat(r.commitsPerSec()).isPositive();
     assertThat(r.ratio()).isEqualTo(r.sagasPerSec() / r.boundPerSec());
-    assertThat(r.floorRatio()).isEqualTo(r.floorSagasPerSec() / r.boundPerSec());
+    assertThat(r.boundPerSec()).isEqualTo(r.commitsPerSec() / 9);
+    assertThat(r.floorRatio()).isEqualTo(r.sagasPerSec() / r.floorSagasPerSec());
+    assertThat(r.floorBoundRatio()).isEqualTo(r.floorSagasPerSec() / r.boundPerSec());
     // the shared server is not the benchmark's own: no server-wide figures
     assertThat(r.serverXactsPerSaga()).isNull();
     assertThat(r.floorCpuMillisPerSaga()).isNull();
