@@ -10,29 +10,44 @@ import java.util.Map;
  * @param events events consumed per run
  * @param inboxPerSec one lane through the inbox (ordering guard, inbox record, business row)
  * @param barePerSec the same business row written by a bare handler, one transaction per event
+ * @param bareBatchedPerSec the same rows written batch-wise by a bare handler, one commit per batch
+ *     of up to {@code batch} events (the ceiling of a consumer paying one commit per batch)
  * @param parallelPerSec the inbox with per-aggregate lanes ({@code lanes})
  * @param singlePerSec the inbox with one lane (the {@code inboxPerSec} configuration, run again)
  * @param lanes lanes of the parallel run
+ * @param batch the bare batched handler's largest batch
  * @param database the database the figures come from
  */
 public record ConsumerBenchReport(
     int events,
     double inboxPerSec,
     double barePerSec,
+    double bareBatchedPerSec,
     double parallelPerSec,
     double singlePerSec,
     int lanes,
+    int batch,
     String database) {
 
   public double inboxCostRatio() {
     return barePerSec / inboxPerSec;
   }
 
+  /** inbox_per_s / bare_batched_per_s: how close the inbox comes to one commit per batch. */
+  public double inboxVsBareBatched() {
+    return inboxPerSec / bareBatchedPerSec;
+  }
+
+  /** inbox_per_s / bare_per_s: the inbox against a naive handler with no dedup at all. */
+  public double inboxVsBare() {
+    return inboxPerSec / barePerSec;
+  }
+
   public double parallelSpeedup() {
     return parallelPerSec / singlePerSec;
   }
 
-  /** One JSON object; the first six keys are the benchmark's contract. */
+  /** One JSON object; the first keys are the benchmark's contract (issue 22). */
   public String toJson() {
     return BenchOutput.json(map());
   }
@@ -45,12 +60,16 @@ public record ConsumerBenchReport(
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("inbox_per_s", num(inboxPerSec));
     m.put("bare_per_s", num(barePerSec));
+    m.put("bare_batched_per_s", num(bareBatchedPerSec));
+    m.put("inbox_vs_bare_batched", String.format(Locale.ROOT, "%.3f", inboxVsBareBatched()));
+    m.put("inbox_vs_bare", String.format(Locale.ROOT, "%.3f", inboxVsBare()));
     m.put("inbox_cost_ratio", String.format(Locale.ROOT, "%.3f", inboxCostRatio()));
     m.put("parallel_per_s", num(parallelPerSec));
     m.put("single_per_s", num(singlePerSec));
     m.put("parallel_speedup", String.format(Locale.ROOT, "%.3f", parallelSpeedup()));
     m.put("events", events);
     m.put("lanes", lanes);
+    m.put("batch", batch);
     m.put("database", "\"" + database + "\"");
     m.put("jit", "\"" + BenchJvm.describe() + "\"");
     return m;

@@ -22,8 +22,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongSupplier;
 import javax.sql.DataSource;
 
@@ -35,6 +39,10 @@ import javax.sql.DataSource;
  * <ol>
  *   <li>bare: a handler writing one business row per event in its own transaction, on the source's
  *       thread, acknowledging after the commit — the cheapest correct consumer;
+ *   <li>bare batched: the same rows, written by one thread in batches of what has arrived (up to
+ *       {@value #BATCH}, never waiting for a batch to fill) with one JDBC batch and one commit per
+ *       batch, each message acknowledged after its batch's commit — the ceiling of a consumer that
+ *       pays one commit per batch;
  *   <li>inbox: the same row through {@link InboxProcessor} (ordering guard, inbox record) on a
  *       {@link ConsumerRunner} with one lane;
  *   <li>single and parallel: the inbox with one lane, then with {@value #LANES} lanes.
@@ -45,6 +53,7 @@ import javax.sql.DataSource;
  */
 public final class ConsumerBenchmark {
   static final int LANES = 8;
+  static final int BATCH = 500;
   private static final int PARTITIONS = 8;
   private static final int AGGREGATES = 2_000;
 
@@ -91,11 +100,14 @@ public final class ConsumerBenchmark {
       inbox(postgres, bootstrap, topic, 1, Math.min(events, 5_000));
       inbox(postgres, bootstrap, topic, LANES, Math.min(events, 5_000));
 
+      bareBatched(postgres, bootstrap, topic, Math.min(events, 5_000));
       double bare = bare(postgres, bootstrap, topic, events);
+      double bareBatched = bareBatched(postgres, bootstrap, topic, events);
       double inbox = inbox(postgres, bootstrap, topic, 1, events);
       double parallel = inbox(postgres, bootstrap, topic, LANES, events);
       double single = inbox(postgres, bootstrap, topic, 1, events);
-      return new ConsumerBenchReport(events, inbox, bare, parallel, single, LANES, database);
+      return new ConsumerBenchReport(
+          events, inbox, bare, bareBatched, parallel, single, LANES, BATCH, database);
     }
   }
 
@@ -171,6 +183,90 @@ public final class ConsumerBenchmark {
       double rate = awaitCount(done::get, count, start);
       source.close();
       say("bare handler: %.0f events/s", rate);
+      return rate;
+    }
+  }
+
+  /**
+   * The bare handler writing batch-wise: the source's thread queues each message; one writer thread
+   * takes what has arrived (up to {@value #BATCH}), inserts the rows in one JDBC batch, commits
+   * once, then acknowledges each message of the batch.
+   */
+  private double bareBatched(PostgresServer postgres, String bootstrap, String topic, int count)
+      throws Exception {
+    try (BenchDatabase db = new BenchDatabase(postgres, "bench_bare_batched", 2)) {
+      db.execute(EFFECT_TABLE);
+      AtomicLong done = new AtomicLong();
+      BlockingQueue<InboundMessage> arrived = new ArrayBlockingQueue<>(4 * BATCH);
+      AtomicBoolean stop = new AtomicBoolean();
+      AtomicReference<Exception> failed = new AtomicReference<>();
+      Thread writer =
+          new Thread(
+              () -> {
+                List<InboundMessage> batch = new ArrayList<>(BATCH);
+                try {
+                  while (!stop.get()) {
+                    InboundMessage first = arrived.poll(50, TimeUnit.MILLISECONDS);
+                    if (first == null) {
+                      continue;
+                    }
+                    batch.add(first);
+                    arrived.drainTo(batch, BATCH - 1);
+                    List<Event> events = new ArrayList<>(batch.size());
+                    for (InboundMessage m : batch) {
+                      events.add(m.decode());
+                    }
+                    Transactions.inTransaction(
+                        db.pool,
+                        c -> {
+                          try (PreparedStatement ps = c.prepareStatement(EFFECT_INSERT)) {
+                            for (Event e : events) {
+                              ps.setString(1, e.aggregateId());
+                              ps.setLong(2, e.aggregateVersion());
+                              ps.setLong(3, e.payload().length());
+                              ps.addBatch();
+                            }
+                            ps.executeBatch();
+                          }
+                          return null;
+                        });
+                    batch.forEach(InboundMessage::acknowledge);
+                    done.addAndGet(batch.size());
+                    batch.clear();
+                  }
+                } catch (InterruptedException e) {
+                  Thread.currentThread().interrupt();
+                } catch (Exception e) {
+                  failed.set(e);
+                }
+              },
+              "bench-bare-batched-writer");
+      MessageSource source = source(bootstrap, topic, "bare-batched");
+      long start = System.nanoTime();
+      writer.start();
+      source.start(
+          m -> {
+            arrived.put(m);
+            return true;
+          });
+      double rate;
+      try {
+        rate =
+            awaitCount(
+                () -> {
+                  if (failed.get() != null) {
+                    throw new IllegalStateException("the bare batched writer failed", failed.get());
+                  }
+                  return done.get();
+                },
+                count,
+                start);
+      } finally {
+        source.close();
+        stop.set(true);
+        writer.join(10_000);
+      }
+      say("bare handler, batched: %.0f events/s", rate);
       return rate;
     }
   }
