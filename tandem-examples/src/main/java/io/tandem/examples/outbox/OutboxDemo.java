@@ -3,10 +3,11 @@ package io.tandem.examples.outbox;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.tandem.core.FaultInjector;
-import io.tandem.inbox.HandleResult;
+import io.tandem.inbox.ConsumerRunner;
+import io.tandem.inbox.InboxProcessor;
 import io.tandem.jdbc.Dialect;
 import io.tandem.jdbc.Migrations;
-import io.tandem.kafka.KafkaEventConsumer;
+import io.tandem.kafka.KafkaMessageSource;
 import io.tandem.kafka.KafkaTransport;
 import io.tandem.kafka.TopicRouter;
 import io.tandem.outbox.OutboxRelay;
@@ -57,6 +58,9 @@ import org.apache.kafka.common.TopicPartition;
 public final class OutboxDemo {
   /** Orders each killed relay publishes and never marks: one relay batch. */
   static final int CRASH_BATCH = 100;
+
+  /** Billing's lanes: one per partition of the demo's topic. */
+  private static final int CONSUMER_LANES = 3;
 
   private static final Duration LEASE = Duration.ofSeconds(2);
   private static final Duration PUBLISH_TIMEOUT = Duration.ofSeconds(1);
@@ -139,15 +143,22 @@ public final class OutboxDemo {
                 .source("/tandem/demo/order-service")
                 .topicRouter(TopicRouter.fixed(topic))
                 .build();
-        KafkaEventConsumer consumer =
-            KafkaEventConsumer.builder()
+        KafkaMessageSource source =
+            KafkaMessageSource.builder()
                 .bootstrapServers(kafka.bootstrapServers())
                 .groupId("billing-" + runId)
                 .topics(List.of(topic))
-                .handler(event -> apply(billing, event))
+                .pollTimeout(Duration.ofMillis(100))
+                .build();
+        ConsumerRunner consumer =
+            ConsumerRunner.builder()
+                .source(source)
+                .processor(billing.processor())
+                .concurrency(CONSUMER_LANES)
+                .afterApplied(() -> noteLatency(BillingService.lastInvoicedOnThisThread()))
                 .build()) {
       consumer.start();
-      awaitAssignment(consumer);
+      awaitAssignment(source);
       startupMillis = millisSince(start);
       say(
           "started in %.1f s: servers %.1f s, then 2 databases with their schemas and the"
@@ -176,7 +187,7 @@ public final class OutboxDemo {
             "the healthy relays took the dead relay's partitions when its lease expired and"
                 + " published its batch again: %d duplicates reached billing %.1f s after the"
                 + " kill, each a no-op in its inbox",
-            billing.inbox().duplicateCount(), recoveryMillis / 1000.0);
+            billing.processor().duplicateCount(), recoveryMillis / 1000.0);
       }
       awaitBalanced(relays.subList(settings.relayCrashes(), relays.size()));
       say(
@@ -187,7 +198,7 @@ public final class OutboxDemo {
         w.get();
       }
       awaitDelivery(ordersDs, billing, crashOrders + settings.orders());
-      awaitDrained(consumer, kafka.bootstrapServers(), topic);
+      awaitDrained(billing.processor(), kafka.bootstrapServers(), topic);
       relays.forEach(OutboxRelay::close);
     } finally {
       writers.shutdownNow();
@@ -206,18 +217,9 @@ public final class OutboxDemo {
 
   private static final FaultInjector NONE = FaultInjector.NONE;
 
-  /** Billing applies one delivery; the demo notes the latency of the measured orders. */
-  private void apply(BillingService billing, io.tandem.core.Event event) {
-    HandleResult result;
-    try {
-      result = billing.on(event);
-    } catch (SQLException e) {
-      throw new IllegalStateException("billing failed: " + e.getMessage(), e);
-    }
-    if (result != HandleResult.APPLIED) {
-      return;
-    }
-    Long committedAt = commitNanos.get(event.eventId());
+  /** Billing applied and committed {@code eventId}: the demo notes the measured orders' latency. */
+  private void noteLatency(UUID eventId) {
+    Long committedAt = eventId == null ? null : commitNanos.get(eventId);
     if (committedAt != null) {
       latencies.add((System.nanoTime() - committedAt) / 1e6);
     }
@@ -292,9 +294,9 @@ public final class OutboxDemo {
     return futures;
   }
 
-  private void awaitAssignment(KafkaEventConsumer consumer) throws InterruptedException {
+  private void awaitAssignment(KafkaMessageSource source) throws InterruptedException {
     long deadline = System.nanoTime() + settings.timeout().toNanos();
-    while (consumer.assignment().isEmpty() && System.nanoTime() < deadline) {
+    while (source.assignment().isEmpty() && System.nanoTime() < deadline) {
       TimeUnit.MILLISECONDS.sleep(20);
     }
   }
@@ -325,7 +327,7 @@ public final class OutboxDemo {
       throws Exception {
     long deadline = System.nanoTime() + settings.timeout().toNanos();
     while (System.nanoTime() < deadline
-        && (billing.inbox().duplicateCount() < batch
+        && (billing.processor().duplicateCount() < batch
             || count(orders, "SELECT count(*) FROM tandem_outbox WHERE published_at IS NOT NULL")
                 < batch)) {
       TimeUnit.MILLISECONDS.sleep(5);
@@ -339,7 +341,7 @@ public final class OutboxDemo {
     while (System.nanoTime() < deadline) {
       long published =
           count(orders, "SELECT count(*) FROM tandem_outbox WHERE published_at IS NOT NULL");
-      long delivered = billing.inbox().appliedCount();
+      long delivered = billing.processor().appliedCount();
       if (System.nanoTime() - lastPrint > TimeUnit.SECONDS.toNanos(1)) {
         lastPrint = System.nanoTime();
         say(
@@ -348,7 +350,7 @@ public final class OutboxDemo {
             total,
             published,
             delivered,
-            billing.inbox().duplicateCount(),
+            billing.processor().duplicateCount(),
             crashes.get());
       }
       if (published == total && delivered == total) {
@@ -360,7 +362,7 @@ public final class OutboxDemo {
   }
 
   /** Waits until the consumer handled every record on the topic, duplicates included. */
-  private void awaitDrained(KafkaEventConsumer consumer, String bootstrap, String topic)
+  private void awaitDrained(InboxProcessor billing, String bootstrap, String topic)
       throws Exception {
     Properties p = new Properties();
     p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
@@ -377,7 +379,8 @@ public final class OutboxDemo {
               .sum();
     }
     long deadline = System.nanoTime() + settings.timeout().toNanos();
-    while (consumer.handledCount() < records && System.nanoTime() < deadline) {
+    while (billing.appliedCount() + billing.duplicateCount() < records
+        && System.nanoTime() < deadline) {
       TimeUnit.MILLISECONDS.sleep(20);
     }
   }
@@ -411,7 +414,7 @@ public final class OutboxDemo {
         outboxIds.size(),
         published,
         inboxIds.size(),
-        billing.inbox().duplicateCount(),
+        billing.processor().duplicateCount(),
         invoices - invoicedOrders,
         lost.size(),
         crashes.get(),

@@ -5,11 +5,13 @@ import static org.awaitility.Awaitility.await;
 
 import io.tandem.core.Event;
 import io.tandem.core.FaultInjector;
-import io.tandem.inbox.HandleResult;
-import io.tandem.inbox.Inbox;
+import io.tandem.core.spi.MessageSink;
+import io.tandem.core.spi.MessageSource;
+import io.tandem.inbox.ConsumerRunner;
+import io.tandem.inbox.InboxProcessor;
 import io.tandem.jdbc.Migrations;
 import io.tandem.jdbc.Transactions;
-import io.tandem.kafka.KafkaEventConsumer;
+import io.tandem.kafka.KafkaMessageSource;
 import io.tandem.kafka.KafkaTransport;
 import io.tandem.kafka.TopicRouter;
 import io.tandem.outbox.Outbox;
@@ -188,25 +190,21 @@ class EndToEndGuaranteesTest {
       throws Exception {
     List<Event> events = appendEvents(20, 3);
     DataSource consumerDs = consumerDb.dataSource();
-    Inbox inbox = Inbox.builder().dataSource(consumerDs).build();
+    InboxProcessor inbox =
+        InboxProcessor.builder()
+            .dataSource(consumerDs)
+            .consumer("effects")
+            .onAnyEventType(1, EndToEndGuaranteesTest::effect)
+            .build();
     Map<UUID, AtomicInteger> deliveries = new ConcurrentHashMap<>();
-    KafkaEventConsumer consumer =
+    ConsumerRunner consumer =
         closing(
-            KafkaEventConsumer.builder()
-                .bootstrapServers(TestInfrastructure.kafka().bootstrapServers())
-                .groupId("effects-" + topic)
-                .topics(List.of(topic))
-                .handler(
-                    e -> {
-                      deliveries
-                          .computeIfAbsent(e.eventId(), k -> new AtomicInteger())
-                          .incrementAndGet();
-                      try {
-                        inbox.handle("effects", e, EndToEndGuaranteesTest::effect);
-                      } catch (SQLException ex) {
-                        throw new IllegalStateException(ex);
-                      }
-                    })
+            ConsumerRunner.builder()
+                .source(
+                    counting(
+                        source("effects-" + topic), deliveries)) // every delivery, duplicates too
+                .processor(inbox)
+                .concurrency(3)
                 .build());
     consumer.start();
 
@@ -260,40 +258,34 @@ class EndToEndGuaranteesTest {
     UUID poisoned = events.get(2).eventId();
     AtomicInteger failuresLeft = new AtomicInteger(3);
     List<UUID> applied = new CopyOnWriteArrayList<>();
-    Inbox inbox = Inbox.builder().dataSource(consumerDb.dataSource()).build();
+    ThreadLocal<UUID> applying = new ThreadLocal<>(); // read by afterApplied, after the commit
     String group = "offsets-" + topic;
-    KafkaEventConsumer consumer =
+    InboxProcessor inbox =
+        InboxProcessor.builder()
+            .dataSource(consumerDb.dataSource())
+            .consumer("effects")
+            .retryPolicy(
+                io.tandem.core.RetryPolicy.builder()
+                    .base(Duration.ofMillis(300))
+                    .cap(Duration.ofMillis(300))
+                    .maxAttempts(10)
+                    .build())
+            .onAnyEventType(
+                1,
+                (c, ev) -> {
+                  effect(c, ev);
+                  if (ev.eventId().equals(poisoned) && failuresLeft.getAndDecrement() > 0) {
+                    throw new SQLException("side effect failed", "40001");
+                  }
+                  applying.set(ev.eventId());
+                })
+            .build();
+    ConsumerRunner consumer =
         closing(
-            KafkaEventConsumer.builder()
-                .bootstrapServers(TestInfrastructure.kafka().bootstrapServers())
-                .groupId(group)
-                .topics(List.of(topic))
-                .retryPolicy(
-                    io.tandem.core.RetryPolicy.builder()
-                        .base(Duration.ofMillis(300))
-                        .cap(Duration.ofMillis(300))
-                        .build())
-                .handler(
-                    e -> {
-                      try {
-                        HandleResult r =
-                            inbox.handle(
-                                "effects",
-                                e,
-                                (c, ev) -> {
-                                  effect(c, ev);
-                                  if (ev.eventId().equals(poisoned)
-                                      && failuresLeft.getAndDecrement() > 0) {
-                                    throw new SQLException("side effect failed", "40001");
-                                  }
-                                });
-                        if (r == HandleResult.APPLIED) {
-                          applied.add(e.eventId());
-                        }
-                      } catch (SQLException ex) {
-                        throw new IllegalStateException(ex);
-                      }
-                    })
+            ConsumerRunner.builder()
+                .source(source(group))
+                .processor(inbox)
+                .afterApplied(() -> applied.add(applying.get()))
                 .build());
     consumer.start();
 
@@ -314,6 +306,51 @@ class EndToEndGuaranteesTest {
     assertThat(applied).containsExactlyElementsOf(events.stream().map(Event::eventId).toList());
     await().atMost(Duration.ofSeconds(10)).until(() -> committedOffset(group) == 5);
     assertThat(count(consumerDb.dataSource(), "SELECT count(*) FROM effects")).isEqualTo(5);
+  }
+
+  private KafkaMessageSource source(String group) {
+    return KafkaMessageSource.builder()
+        .bootstrapServers(TestInfrastructure.kafka().bootstrapServers())
+        .groupId(group)
+        .topics(List.of(topic))
+        .pollTimeout(Duration.ofMillis(100))
+        .build();
+  }
+
+  /** {@code source}, counting every message it delivers (duplicates included) by event id. */
+  private static MessageSource counting(MessageSource source, Map<UUID, AtomicInteger> deliveries) {
+    return new MessageSource() {
+      @Override
+      public String transport() {
+        return source.transport();
+      }
+
+      @Override
+      public String describe() {
+        return source.describe();
+      }
+
+      @Override
+      public void start(MessageSink sink) {
+        source.start(
+            m -> {
+              deliveries
+                  .computeIfAbsent(m.decode().eventId(), k -> new AtomicInteger())
+                  .incrementAndGet();
+              return sink.accept(m);
+            });
+      }
+
+      @Override
+      public boolean isRunning() {
+        return source.isRunning();
+      }
+
+      @Override
+      public void close() {
+        source.close();
+      }
+    };
   }
 
   private long committedOffset(String group) throws Exception {
