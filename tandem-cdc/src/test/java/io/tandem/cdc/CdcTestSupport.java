@@ -59,23 +59,51 @@ final class CdcTestSupport {
     return database;
   }
 
-  /** Drops the test database's replication slots (the database cannot be dropped with them). */
+  /**
+   * Drops the test database's replication slots, then the database. A slot whose client was just
+   * ended stays active until its WAL sender exits, and PostgreSQL refuses to drop a database with
+   * an active slot (an inactive one goes with the database): left behind, a slot holds WAL on the
+   * server for good. So this ends the clients and drops the slots until none is left, or fails.
+   */
   static void dropSlotsAndClose(IsolatedDatabase database) {
     if (database == null) {
       return;
     }
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
     try (Connection c = database.dataSource().getConnection();
         Statement s = c.createStatement()) {
-      s.execute(
-          "SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots"
-              + " WHERE database = current_database() AND active_pid IS NOT NULL");
-      s.execute(
-          "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots"
-              + " WHERE database = current_database() AND NOT active");
+      while (true) {
+        s.execute(
+            "SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots"
+                + " WHERE database = current_database() AND active_pid IS NOT NULL");
+        s.execute(
+            "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots"
+                + " WHERE database = current_database() AND NOT active");
+        if (slotsOf(s) == 0) {
+          break;
+        }
+        if (System.nanoTime() > deadline) {
+          throw new IllegalStateException(
+              "replication slots of " + database + " still active after 30 s: drop them by hand");
+        }
+        Thread.sleep(100);
+      }
     } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
       throw new IllegalStateException(e);
     }
     database.close();
+  }
+
+  private static long slotsOf(Statement s) throws SQLException {
+    try (ResultSet rs =
+        s.executeQuery(
+            "SELECT count(*) FROM pg_replication_slots WHERE database = current_database()")) {
+      rs.next();
+      return rs.getLong(1);
+    }
   }
 
   static String walLevel(DataSource dataSource) {
