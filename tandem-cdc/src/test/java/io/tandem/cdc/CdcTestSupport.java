@@ -49,8 +49,32 @@ final class CdcTestSupport {
                   .serverConfig("max_replication_slots", "20")
                   .serverConfig("max_wal_senders", "20")
                   .start();
+      dropSlotsLeftByKilledRuns(logical);
     }
     return logical;
+  }
+
+  /**
+   * Slots of CDC test databases that a run killed before its clean-up left on a shared server:
+   * inactive, in a database named {@code cdc_*} created more than an hour ago (so no running test's
+   * slot, of this run or another on the machine). They would hold WAL for good. Dropped once per
+   * JVM; skipped where the user may not read the data directory's file times.
+   */
+  private static void dropSlotsLeftByKilledRuns(PostgresServer server) {
+    if (server.isEmbedded()) {
+      return;
+    }
+    try (Connection c = server.dataSource().getConnection();
+        Statement s = c.createStatement()) {
+      s.execute(
+          "SELECT pg_drop_replication_slot(r.slot_name) FROM pg_replication_slots r"
+              + " JOIN pg_database d ON d.datname = r.database"
+              + " WHERE NOT r.active AND r.database LIKE 'cdc\\_%'"
+              + " AND (pg_stat_file('base/' || d.oid || '/PG_VERSION')).modification"
+              + " < now() - interval '1 hour'");
+    } catch (SQLException e) {
+      // not allowed here (pg_stat_file needs a superuser or pg_read_server_files): nothing swept
+    }
   }
 
   static IsolatedDatabase migratedDatabase(String name) {
