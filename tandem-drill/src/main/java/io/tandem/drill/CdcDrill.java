@@ -47,9 +47,9 @@ final class CdcDrill {
           "no unprotected form: the CDC relay's stored position and its start-up drain of"
               + " unpublished rows cannot be switched off (broken variants are shown in its tests)");
     }
-    PostgresServer own = isLogical(env.postgres()) ? null : logicalServer();
+    PostgresServer own = ownLogicalServer(env.postgres());
     PostgresServer serviceServer = own != null ? own : env.postgres();
-    String slot = "drill_cdc_" + UUID.randomUUID().toString().substring(0, 8);
+    String slot = newSlot();
     try (Scenario s =
         new Scenario(name, settings, serviceServer, env.postgres(), env.kafka(), false)) {
       List<String> detail = new ArrayList<>();
@@ -84,6 +84,11 @@ final class CdcDrill {
     service.awaitOutput(RoleMain.READY, Scenario.START);
     boolean streamed =
         Scenario.await(() -> published(s) >= settings.events() / 6, Duration.ofSeconds(30));
+    // the alert is off while the relay streams (heartbeats follow the WAL others write)
+    boolean offBefore =
+        Scenario.await(
+            () -> status(operations, slot).slotLagBytes() <= LAG_ALERT_BYTES,
+            Duration.ofSeconds(10));
     CdcStatus before = operations.status(slot, LAG_ALERT_BYTES, NO_AGE_ALERT);
     first.close(); // SIGTERM: the relay stores its position and stops; the slot stays
     boolean stopped =
@@ -92,10 +97,11 @@ final class CdcDrill {
     detail.add(
         String.format(
             Locale.ROOT,
-            "CDC relay stopped after %d events published (slot lag then %d bytes); the service"
-                + " went on writing, and %d bytes went into another table",
+            "CDC relay stopped after %d events published (slot lag then %d bytes, alert %s); the"
+                + " service went on writing, and %d bytes went into another table",
             published(s),
             before.slotLagBytes(),
+            offBefore ? "off" : "ALREADY ON",
             OTHER_WRITES_BYTES));
     writeOtherTables(s.service());
     // the outage lasts until the alert fires (at least two seconds), or 30 s
@@ -140,14 +146,16 @@ final class CdcDrill {
             after.slotLagBytes(),
             after.pending(),
             cleared ? "cleared" : "STILL ON"));
-    boolean faultHappened = streamed && stopped && grew && alert && during.lagging() && cleared;
+    boolean faultHappened =
+        streamed && offBefore && stopped && grew && alert && during.lagging() && cleared;
     if (!faultHappened) {
       detail.add(
           String.format(
               Locale.ROOT,
-              "FAIL: streamed before the stop %s, slot released %s, WAL held grew %s, lag alert"
-                  + " fired %s, cleared after the resume %s",
+              "FAIL: streamed before the stop %s, alert off before it %s, slot released %s, WAL"
+                  + " held grew %s, lag alert fired %s, cleared after the resume %s",
               streamed,
+              offBefore,
               stopped,
               grew,
               alert && during.lagging(),
@@ -181,6 +189,19 @@ final class CdcDrill {
     return operations.status(slot, LAG_ALERT_BYTES, NO_AGE_ALERT);
   }
 
+  /**
+   * An embedded PostgreSQL with {@code wal_level=logical} for the service database, or null when
+   * {@code given} has it already (the CDC relay reads the WAL by logical decoding).
+   */
+  static PostgresServer ownLogicalServer(PostgresServer given) throws SQLException {
+    return isLogical(given) ? null : logicalServer();
+  }
+
+  /** A slot name of its own for one drill run. */
+  static String newSlot() {
+    return "drill_cdc_" + UUID.randomUUID().toString().substring(0, 8);
+  }
+
   private static boolean isLogical(PostgresServer server) throws SQLException {
     try (Connection c = server.dataSource().getConnection();
         Statement st = c.createStatement();
@@ -202,7 +223,7 @@ final class CdcDrill {
    * Drops the drill's slot, so that it holds no WAL after the drill: its WAL sender may still be
    * active for a moment after the relay's process ended.
    */
-  private static void dropSlot(DataSource ds, String slot) throws InterruptedException {
+  static void dropSlot(DataSource ds, String slot) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
     while (true) {
       try (Connection c = ds.getConnection();

@@ -79,6 +79,9 @@ public final class DrillRunner {
         (env, n) -> new CdcDrill(env).run(n));
   }
 
+  /** The drills that run with the CDC relay ({@code --relay cdc}). */
+  static final List<String> CDC_FORMS = List.of("relay-crash-after-ack", "cdc-stopped");
+
   private static void add(String name, String description, Body body) {
     DRILLS.put(name, new Definition(name, description, body));
   }
@@ -132,7 +135,14 @@ public final class DrillRunner {
         say(bar, "%s: %s", name, DRILLS.get(name).description());
         DrillResult r;
         try {
-          r = DRILLS.get(name).body().run(env, name);
+          r =
+              settings.cdc() && !CDC_FORMS.contains(name)
+                  ? DrillResult.notAvailable(
+                      name,
+                      "no form with the CDC relay yet (--relay cdc runs "
+                          + String.join(", ", CDC_FORMS)
+                          + "): not counted as passed")
+                  : DRILLS.get(name).body().run(env, name);
         } catch (Exception | AssertionError e) {
           if (e instanceof InterruptedException) {
             Thread.currentThread().interrupt();

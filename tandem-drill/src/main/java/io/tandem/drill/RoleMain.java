@@ -46,7 +46,7 @@ import javax.sql.DataSource;
  *     [--writers W] [--rate R] [--mode outbox|direct --kafka-bootstrap B --topic T]
  *     [--poison-at K] [--ack-log FILE]
  * java -cp ... io.tandem.drill.RoleMain relay    --jdbc-url U --kafka-bootstrap B --topic T --id I
- *     [--mode polling|cdc --slot S]
+ *     [--mode polling|cdc --slot S [--heartbeat-ms MS]]
  * java -cp ... io.tandem.drill.RoleMain consumer --jdbc-url U --kafka-bootstrap B --topic T
  *     --group G [--mode inbox|bypass] [--unordered]
  * </pre>
@@ -321,7 +321,7 @@ public final class RoleMain {
             .transport(transport)
             .slotName(a.required("slot"))
             .relayId(a.required("id"))
-            .heartbeatInterval(Duration.ofMillis(500))
+            .heartbeatInterval(Duration.ofMillis(a.intValue("heartbeat-ms", 500)))
             .offsetFlushInterval(Duration.ofMillis(200))
             .drainInterval(Duration.ofMillis(200))
             .monitorInterval(Duration.ofSeconds(1))

@@ -123,14 +123,10 @@ final class Scenario implements AutoCloseable {
   /**
    * A CDC relay process streaming the service database's outbox from replication slot {@code slot}.
    */
-  JvmProcess cdcRelayProcess(String faults, String slot) {
+  JvmProcess cdcRelayProcess(String faults, String slot, String... extra) {
     String id = "cdc-relay-" + (++started);
-    return track(
-        role(
-            dir,
-            id,
-            faults,
-            "relay",
+    List<String> args =
+        new ArrayList<>(
             List.of(
                 "--jdbc-url",
                 serviceDb.jdbcUrl(),
@@ -143,7 +139,9 @@ final class Scenario implements AutoCloseable {
                 "--mode",
                 "cdc",
                 "--slot",
-                slot)));
+                slot));
+    args.addAll(List.of(extra));
+    return track(role(dir, id, faults, "relay", args));
   }
 
   JvmProcess serviceProcess(String faults, int rate, String... extra) {
