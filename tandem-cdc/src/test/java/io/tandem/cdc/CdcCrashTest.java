@@ -20,28 +20,33 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
-/** The CDC relay's process killed by SIGKILL between the broker's ack and the offset flush. */
+/**
+ * The CDC relay's process killed by SIGKILL between the broker's ack and the offset flush.
+ *
+ * <p>The fault fires on the second offset flush. The first event is written alone and waited for
+ * until its position is stored (exactly one flush: one record, one batch), so the second flush is
+ * the one after the first acknowledged batch of the burst that follows, however Debezium batches
+ * it. (Counting flushes of one burst, as this test did first, hung whenever the 60 commits came in
+ * fewer batches than the flush the fault waited for.)
+ */
 @Tag("slow")
 class CdcCrashTest {
   private IsolatedDatabase database;
+  private JvmProcess doomed;
 
   @AfterEach
-  void dropDatabase() {
+  void dropDatabase() throws InterruptedException {
+    if (doomed != null) {
+      doomed.kill(); // a relay that outlived a failed test would keep its slot active
+    }
     CdcTestSupport.dropSlotsAndClose(database);
   }
 
   @Test
-  @Disabled(
-      "fails since 2026-12-02 11:50 on this machine, on the merged main and on the h-cdc branch"
-          + " alike (it passed there at 09:30): the relay in its own process starts streaming but"
-          + " publishes none of the 60 events in 60 s; the in-process CDC tests pass. Open in"
-          + " issue 18: find why before the crash guarantee counts as tested")
   void killedBetweenAckAndOffsetFlushThenRestartedLosesNothing() throws Exception {
     database = CdcTestSupport.migratedDatabase("cdc_crash");
     String topic = CdcTestSupport.newTopic("cdc-crash");
@@ -51,27 +56,32 @@ class CdcCrashTest {
         List.of(database.jdbcUrl(), TestInfrastructure.kafka().bootstrapServers(), topic, slot);
     List<Event> events = TestEvents.events("order", 5, 60);
 
-    JvmProcess doomed =
+    doomed =
         JvmProcess.start(
             dir,
             "relay-doomed",
-            List.of("-Dtandem.faults=" + FaultInjector.CDC_BEFORE_OFFSET_FLUSH + "=kill@3"),
+            List.of("-Dtandem.faults=" + FaultInjector.CDC_BEFORE_OFFSET_FLUSH + "=kill@2"),
             CdcRelayMain.class.getName(),
             args);
     doomed.awaitOutput(CdcRelayMain.STARTED, Duration.ofSeconds(90));
-    append(database.dataSource(), events);
+    append(database.dataSource(), events.subList(0, 1));
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> storedPositions(slot) > 0 && !read(topic, 1).isEmpty());
+    append(database.dataSource(), events.subList(1, events.size()));
     assertThat(doomed.awaitExit(Duration.ofSeconds(60)))
         .as("the relay died by SIGKILL at the fault point; its log: " + doomed.log())
         .isEqualTo(137);
     assertThat(doomed.output()).contains(ConfiguredFaults.FIRED);
-    long stored = count(database.dataSource(), "SELECT count(*) FROM tandem_cdc_offset");
-    long publishedBefore = read(topic, 1).stream().map(r -> header(r, "ce_id")).distinct().count();
-    assertThat(publishedBefore).as("acknowledged before the kill").isPositive();
+    long acknowledgedBeforeKill =
+        read(topic, 2).stream().map(r -> header(r, "ce_id")).distinct().count();
+    assertThat(acknowledgedBeforeKill)
+        .as("events of the burst acknowledged before the kill at the offset flush")
+        .isGreaterThan(1);
 
     try (JvmProcess again =
         JvmProcess.start(dir, "relay-again", List.of(), CdcRelayMain.class.getName(), args)) {
       again.awaitOutput(CdcRelayMain.STARTED, Duration.ofSeconds(90));
-      List<ConsumerRecord<String, byte[]>> records = read(topic, events.size() + 1);
       await()
           .atMost(Duration.ofSeconds(60))
           .untilAsserted(
@@ -93,11 +103,16 @@ class CdcCrashTest {
                               database.dataSource(),
                               "SELECT count(*) FROM tandem_outbox WHERE published_at IS NULL"))
                       .isZero());
-      // What was acknowledged after the last stored position was sent again: duplicates, which
-      // the inbox absorbs, and no gap.
-      List<ConsumerRecord<String, byte[]>> all = read(topic, records.size());
-      assertThat(all.size()).as("records, with re-sent ones").isGreaterThan(events.size());
-      assertThat(stored).as("a position was stored before the kill").isPositive();
+      // The rows acknowledged before the kill were marked published; the restarted relay may send
+      // them again (the stream resumes from the stored position, before them) or not (their
+      // aggregates are the drain's until it caught up): duplicates are timing, not a guarantee.
+      assertThat(storedPositions(slot)).as("a position was stored").isPositive();
     }
+  }
+
+  private long storedPositions(String slot) {
+    return count(
+        database.dataSource(),
+        "SELECT count(*) FROM tandem_cdc_offset WHERE store_name = '" + slot + "'");
   }
 }

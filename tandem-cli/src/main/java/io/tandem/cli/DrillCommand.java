@@ -77,6 +77,14 @@ final class DrillCommand implements Callable<Integer> {
   boolean withoutProtection;
 
   @Option(
+      names = "--relay",
+      paramLabel = "polling|cdc",
+      description =
+          "The relay of the drills: polling (default) or cdc (the CDC relay on PostgreSQL's WAL;"
+              + " relay-crash-after-ack and cdc-stopped, the others report NOT_AVAILABLE).")
+  String relay = DrillSettings.POLLING_RELAY;
+
+  @Option(
       names = "--logs",
       description = "Folder for the processes' logs; default a temporary one.")
   Path logs;
@@ -99,7 +107,7 @@ final class DrillCommand implements Callable<Integer> {
     Path dir = logs != null ? logs : Files.createTempDirectory("tandem-drill-");
     DrillSettings settings =
         new DrillSettings(
-            events, outage, timeout, !withoutProtection, jdbcUrl, kafkaBootstrap, dir);
+            events, outage, timeout, !withoutProtection, jdbcUrl, kafkaBootstrap, dir, relay);
     DrillReport report = DrillRunner.run(selected, settings, System.err);
     if (json) {
       System.out.println(report.toJson());

@@ -23,6 +23,8 @@ class DrillCommandTest {
     assertThat(drill.events).isEqualTo(300);
     assertThat(drill.outage).isEqualTo(Duration.ofSeconds(30));
     assertThat(drill.withoutProtection).isFalse();
+    assertThat(drill.relay).isEqualTo("polling");
+    assertThat(parse("--relay", "cdc", "cdc-stopped").relay).isEqualTo("cdc");
   }
 
   @Test
@@ -41,6 +43,9 @@ class DrillCommandTest {
     assertThatThrownBy(() -> parse("--jdbc-url", "jdbc:mariadb://127.0.0.1/test").call())
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("--jdbc-url must be a jdbc:postgresql: URL");
+    assertThatThrownBy(() -> parse("--relay", "binlog").call())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("--relay must be polling or cdc, was binlog");
   }
 
   @Test

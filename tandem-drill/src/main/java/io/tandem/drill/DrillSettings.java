@@ -16,6 +16,9 @@ import java.time.Duration;
  * @param jdbcUrl a PostgreSQL server to use (a user with CREATEDB), or null for an embedded one
  * @param kafkaBootstrap a Kafka cluster to use, or null for an embedded broker
  * @param workDir where the processes' logs go
+ * @param relay {@value #POLLING_RELAY} or {@value #CDC_RELAY}: which relay publishes the outbox in
+ *     the drills that have a form for each ({@code relay-crash-after-ack}); the others report
+ *     NOT_AVAILABLE with the CDC relay
  */
 public record DrillSettings(
     int events,
@@ -24,8 +27,11 @@ public record DrillSettings(
     boolean protection,
     String jdbcUrl,
     String kafkaBootstrap,
-    Path workDir) {
+    Path workDir,
+    String relay) {
 
+  public static final String POLLING_RELAY = "polling";
+  public static final String CDC_RELAY = "cdc";
   public static final int DEFAULT_EVENTS = 300;
   public static final Duration DEFAULT_OUTAGE = Duration.ofSeconds(30);
   public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(120);
@@ -48,26 +54,53 @@ public record DrillSettings(
     if (workDir == null) {
       throw new IllegalArgumentException("workDir must not be null");
     }
+    if (!POLLING_RELAY.equals(relay) && !CDC_RELAY.equals(relay)) {
+      throw new IllegalArgumentException("--relay must be polling or cdc, was " + relay);
+    }
+  }
+
+  /** Settings with the polling relay. */
+  public DrillSettings(
+      int events,
+      Duration outage,
+      Duration timeout,
+      boolean protection,
+      String jdbcUrl,
+      String kafkaBootstrap,
+      Path workDir) {
+    this(events, outage, timeout, protection, jdbcUrl, kafkaBootstrap, workDir, POLLING_RELAY);
+  }
+
+  /** Whether the drills' relay is the CDC relay. */
+  public boolean cdc() {
+    return CDC_RELAY.equals(relay);
   }
 
   public static DrillSettings defaults(Path workDir) {
     return new DrillSettings(
-        DEFAULT_EVENTS, DEFAULT_OUTAGE, DEFAULT_TIMEOUT, true, null, null, workDir);
+        DEFAULT_EVENTS, DEFAULT_OUTAGE, DEFAULT_TIMEOUT, true, null, null, workDir, POLLING_RELAY);
   }
 
   public DrillSettings withEvents(int n) {
-    return new DrillSettings(n, outage, timeout, protection, jdbcUrl, kafkaBootstrap, workDir);
+    return new DrillSettings(
+        n, outage, timeout, protection, jdbcUrl, kafkaBootstrap, workDir, relay);
   }
 
   public DrillSettings withOutage(Duration d) {
-    return new DrillSettings(events, d, timeout, protection, jdbcUrl, kafkaBootstrap, workDir);
+    return new DrillSettings(
+        events, d, timeout, protection, jdbcUrl, kafkaBootstrap, workDir, relay);
   }
 
   public DrillSettings withProtection(boolean on) {
-    return new DrillSettings(events, outage, timeout, on, jdbcUrl, kafkaBootstrap, workDir);
+    return new DrillSettings(events, outage, timeout, on, jdbcUrl, kafkaBootstrap, workDir, relay);
+  }
+
+  public DrillSettings withRelay(String r) {
+    return new DrillSettings(
+        events, outage, timeout, protection, jdbcUrl, kafkaBootstrap, workDir, r);
   }
 
   public DrillSettings withServers(String jdbc, String kafka) {
-    return new DrillSettings(events, outage, timeout, protection, jdbc, kafka, workDir);
+    return new DrillSettings(events, outage, timeout, protection, jdbc, kafka, workDir, relay);
   }
 }

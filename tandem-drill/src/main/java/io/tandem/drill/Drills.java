@@ -68,6 +68,9 @@ final class Drills {
 
   /** The relay dies after the broker's ack and before marking; another relay republishes. */
   DrillResult relayCrashAfterAck(String name) throws Exception {
+    if (settings.cdc()) {
+      return cdcRelayCrashAfterAck(name);
+    }
     try (Scenario s = scenario(name, false)) {
       List<String> detail = new ArrayList<>();
       detail.add(protectionLine(INBOX, NO_INBOX));
@@ -82,6 +85,60 @@ final class Drills {
           () -> s.relayProcess(null),
           service,
           detail);
+    }
+  }
+
+  /**
+   * The CDC relay dies (SIGKILL) after the broker acknowledged its 2nd batch, before the batch's
+   * position is stored ({@code cdc.before-offset-flush}); another CDC relay takes the slot over and
+   * resumes from the stored position. Heartbeats every 5 minutes, so that only batches of events
+   * flush positions and the 2nd flush follows an acknowledged batch of events.
+   */
+  private DrillResult cdcRelayCrashAfterAck(String name) throws Exception {
+    PostgresServer own = CdcDrill.ownLogicalServer(env.postgres());
+    String slot = CdcDrill.newSlot();
+    try (Scenario s =
+        new Scenario(
+            name,
+            settings,
+            own != null ? own : env.postgres(),
+            env.postgres(),
+            env.kafka(),
+            false)) {
+      List<String> detail = new ArrayList<>();
+      detail.add(protectionLine(INBOX, NO_INBOX));
+      detail.add(
+          "relay: the CDC relay (slot "
+              + slot
+              + (own != null
+                  ? ", service database on an embedded PostgreSQL, wal_level=logical"
+                  : "")
+              + ")");
+      try {
+        JvmProcess consumer = s.consumerProcess(null, consumerMode());
+        JvmProcess doomed =
+            s.cdcRelayProcess(
+                Faults.point(FaultInjector.CDC_BEFORE_OFFSET_FLUSH, "kill", 2),
+                slot,
+                "--heartbeat-ms",
+                "300000");
+        Scenario.awaitAllReady(consumer, doomed);
+        JvmProcess service = s.serviceProcess(null, Math.max(20, settings.events() / 5));
+        return replaceAfterFault(
+            s,
+            doomed,
+            "CDC relay killed after the broker's ack of its 2nd batch, before storing its position",
+            () -> s.cdcRelayProcess(null, slot),
+            service,
+            detail);
+      } finally {
+        s.closeProcesses();
+        CdcDrill.dropSlot(s.service(), slot);
+      }
+    } finally {
+      if (own != null) {
+        own.close();
+      }
     }
   }
 

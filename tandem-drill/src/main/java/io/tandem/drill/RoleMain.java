@@ -2,6 +2,7 @@ package io.tandem.drill;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.tandem.cdc.CdcRelay;
 import io.tandem.core.ConfiguredFaults;
 import io.tandem.core.Event;
 import io.tandem.core.FaultInjector;
@@ -45,6 +46,7 @@ import javax.sql.DataSource;
  *     [--writers W] [--rate R] [--mode outbox|direct --kafka-bootstrap B --topic T]
  *     [--poison-at K] [--ack-log FILE]
  * java -cp ... io.tandem.drill.RoleMain relay    --jdbc-url U --kafka-bootstrap B --topic T --id I
+ *     [--mode polling|cdc --slot S [--heartbeat-ms MS]]
  * java -cp ... io.tandem.drill.RoleMain consumer --jdbc-url U --kafka-bootstrap B --topic T
  *     --group G [--mode inbox|bypass] [--unordered]
  * </pre>
@@ -265,6 +267,10 @@ public final class RoleMain {
   // ---------------------------------------------------------------- relay
 
   private static void relay(Args a) throws InterruptedException {
+    if (a.get("mode", "polling").equals("cdc")) {
+      cdcRelay(a);
+      return;
+    }
     HikariDataSource ds = pool(a.required("jdbc-url"), "drill-relay", 4);
     KafkaTransport transport =
         KafkaTransport.builder()
@@ -295,6 +301,44 @@ public final class RoleMain {
                 },
                 "drill-relay-stop"));
     ready("relay " + a.required("id"));
+    new CountDownLatch(1).await();
+  }
+
+  /** The CDC relay (PostgreSQL's WAL through Debezium) on slot {@code --slot}, to the topic. */
+  private static void cdcRelay(Args a) throws InterruptedException {
+    String jdbcUrl = a.required("jdbc-url");
+    HikariDataSource ds = pool(jdbcUrl, "drill-cdc-relay", 4);
+    KafkaTransport transport =
+        KafkaTransport.builder()
+            .bootstrapServers(a.required("kafka-bootstrap"))
+            .source("/tandem/drill/service")
+            .topicRouter(TopicRouter.fixed(a.required("topic")))
+            .build();
+    CdcRelay relay =
+        CdcRelay.builder()
+            .jdbcUrl(jdbcUrl)
+            .dataSource(ds)
+            .transport(transport)
+            .slotName(a.required("slot"))
+            .relayId(a.required("id"))
+            .heartbeatInterval(Duration.ofMillis(a.intValue("heartbeat-ms", 500)))
+            .offsetFlushInterval(Duration.ofMillis(200))
+            .drainInterval(Duration.ofMillis(200))
+            .monitorInterval(Duration.ofSeconds(1))
+            .publishTimeout(Duration.ofSeconds(2))
+            .faultInjector(ConfiguredFaults.fromSystemProperty())
+            .build();
+    relay.start();
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  relay.close();
+                  transport.close();
+                  ds.close();
+                },
+                "drill-cdc-relay-stop"));
+    ready("cdc relay " + a.required("id"));
     new CountDownLatch(1).await();
   }
 

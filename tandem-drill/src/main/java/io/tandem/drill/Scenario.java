@@ -120,6 +120,30 @@ final class Scenario implements AutoCloseable {
                 id)));
   }
 
+  /**
+   * A CDC relay process streaming the service database's outbox from replication slot {@code slot}.
+   */
+  JvmProcess cdcRelayProcess(String faults, String slot, String... extra) {
+    String id = "cdc-relay-" + (++started);
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                "--jdbc-url",
+                serviceDb.jdbcUrl(),
+                "--kafka-bootstrap",
+                kafka.bootstrapServers(),
+                "--topic",
+                relayTopic,
+                "--id",
+                id,
+                "--mode",
+                "cdc",
+                "--slot",
+                slot));
+    args.addAll(List.of(extra));
+    return track(role(dir, id, faults, "relay", args));
+  }
+
   JvmProcess serviceProcess(String faults, int rate, String... extra) {
     List<String> args =
         new ArrayList<>(
@@ -279,8 +303,8 @@ final class Scenario implements AutoCloseable {
         Broker.distinctIds(kafka.bootstrapServers(), relayTopic));
   }
 
-  @Override
-  public void close() {
+  /** Stops every process this scenario started (SIGTERM, then SIGKILL after 5 s). */
+  void closeProcesses() {
     for (JvmProcess p : processes) {
       try {
         p.close();
@@ -288,6 +312,11 @@ final class Scenario implements AutoCloseable {
         Thread.currentThread().interrupt();
       }
     }
+  }
+
+  @Override
+  public void close() {
+    closeProcesses();
     try {
       serviceDb.close();
     } catch (RuntimeException e) {

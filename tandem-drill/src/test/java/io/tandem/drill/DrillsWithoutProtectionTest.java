@@ -92,7 +92,7 @@ class DrillsWithoutProtectionTest {
   }
 
   @Test
-  void cdcStoppedStaysNotAvailableAndIsNeverCountedAsPassed() {
+  void cdcStoppedHasNoUnprotectedFormAndIsNeverCountedAsPassed() {
     assertThat(result(report, "cdc-stopped").result()).isEqualTo(DrillResult.Verdict.NOT_AVAILABLE);
     assertThat(report.passed()).isZero();
   }
