@@ -86,6 +86,9 @@ class DemoDashboardTest {
                 PrometheusScrape orders = scrape(urls.get("order"));
                 assertThat(orders.value("tandem_outbox_pending")).isZero();
                 assertThat(orders.value("tandem_outbox_relays")).isPositive();
+                assertThat(orders.has("tandem_saga_instances", "status", "COMPLETED"))
+                    .as("the order service's dashboard reads its own database: no sagas there")
+                    .isFalse();
               });
       assertThat(get(urls.get("payment")).statusCode()).isEqualTo(200);
 
