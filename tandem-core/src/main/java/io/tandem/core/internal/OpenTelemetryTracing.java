@@ -67,8 +67,9 @@ final class OpenTelemetryTracing implements Tracing {
   private static final AttributeKey<String> OUTCOME = AttributeKey.stringKey("tandem.outcome");
 
   private static Tracer tracer() {
-    // looked up each time: an SDK registered after Tandem's classes loaded is still used
-    return GlobalOpenTelemetry.getTracer(SCOPE);
+    // Looked up each time, so an SDK registered later is used; and never through get(), which
+    // would fix a no-op as the global and make the application's later registration fail.
+    return GlobalOpenTelemetry.getOrNoop().getTracer(SCOPE);
   }
 
   @Override
