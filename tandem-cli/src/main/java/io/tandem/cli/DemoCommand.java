@@ -12,7 +12,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -288,21 +287,12 @@ final class DemoCommand implements Callable<Integer> {
     return report.invariantsOk() ? 0 : 1;
   }
 
-  /** Serves the dashboards until Ctrl-C; the demo's teardown then runs before the JVM exits. */
+  /**
+   * Serves the dashboards until Ctrl-C (or SIGTERM), which only ends the wait: the demo then tears
+   * its system down in order and the command returns as after any run.
+   */
   private void holdWithDashboards(Map<String, DataSource> databases) throws Exception {
-    CountDownLatch tornDown = new CountDownLatch(1);
-    Thread hook =
-        new Thread(
-            () -> {
-              stopDashboards.countDown();
-              try {
-                tornDown.await(30, TimeUnit.SECONDS); // let the demo drop its databases
-              } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-              }
-            },
-            "tandem-demo-dashboard-stop");
-    Runtime.getRuntime().addShutdownHook(hook);
+    StopSignal.releaseOnSignal(stopDashboards);
     try (DemoDashboards open =
         new DemoDashboards(databases, dashboardPort, Duration.ofSeconds(2))) {
       dashboards = open;
@@ -310,14 +300,9 @@ final class DemoCommand implements Callable<Integer> {
       open.urls().forEach((service, url) -> System.err.printf("  %-22s %s%n", service, url));
       System.err.println("dashboard token (actions need it): " + open.token());
       stopDashboards.await();
+      System.err.println("stopping the demo's services and removing its databases");
     } finally {
       dashboards = null;
-      tornDown.countDown();
-      try {
-        Runtime.getRuntime().removeShutdownHook(hook);
-      } catch (IllegalStateException shuttingDown) {
-        // Ctrl-C: the hook is running and waits for this teardown
-      }
     }
   }
 
