@@ -33,6 +33,7 @@ final class OpenTelemetryTracing implements Tracing {
   private static final TextMapGetter<Map<String, String>> GET =
       new TextMapGetter<>() {
         @Override
+        @SuppressWarnings("deprecation") // a default method now; abstract in older 1.x APIs
         public Iterable<String> keys(Map<String, String> carrier) {
           return carrier.keySet();
         }

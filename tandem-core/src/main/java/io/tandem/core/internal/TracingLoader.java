@@ -30,6 +30,9 @@ public final class TracingLoader {
       return NONE;
     }
     try {
+      // used at every span: an older API without it would fail in the middle of a consumer's work
+      Class.forName("io.opentelemetry.api.GlobalOpenTelemetry", false, loader)
+          .getMethod("getOrNoop");
       return (Tracing)
           Class.forName(
                   TracingLoader.class.getPackageName() + ".OpenTelemetryTracing", true, loader)
@@ -39,7 +42,8 @@ public final class TracingLoader {
       LoggerFactory.getLogger(TracingLoader.class)
           .warn(
               "OpenTelemetry's API is on the class path but cannot be used ({}); events are not"
-                  + " traced: put opentelemetry-api 1.x (1.68.0 tested) on the class path",
+                  + " traced: use an opentelemetry-api with GlobalOpenTelemetry.getOrNoop() (1.68.0"
+                  + " tested)",
               ErrorSummary.of(unusable));
       return NONE;
     }
