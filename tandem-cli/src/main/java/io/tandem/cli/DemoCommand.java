@@ -9,7 +9,10 @@ import io.tandem.examples.outbox.DemoSettings;
 import io.tandem.examples.outbox.OutboxDemo;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import javax.sql.DataSource;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -195,6 +198,28 @@ final class DemoCommand implements Callable<Integer> {
   @Option(names = "--json", description = "Print one JSON object instead of the table.")
   boolean json;
 
+  @Option(
+      names = "--dashboard",
+      description =
+          "Checkout (orchestration): after the run, keep the services' databases and the web"
+              + " console open on them (one dashboard per service on 127.0.0.1, from"
+              + " --dashboard-port on; their URLs and token are printed) until Ctrl-C.")
+  boolean dashboard;
+
+  @Option(
+      names = "--dashboard-port",
+      defaultValue = "8080",
+      description =
+          "First port of the demo's dashboards, one per service (default ${DEFAULT-VALUE}; 0:"
+              + " any free ports).")
+  int dashboardPort;
+
+  /** Released by Ctrl-C (a shutdown hook), or by a test: ends the --dashboard wait. */
+  final CountDownLatch stopDashboards = new CountDownLatch(1);
+
+  /** The open dashboards while --dashboard holds the demo (for tests). */
+  volatile DemoDashboards dashboards;
+
   @Override
   public Integer call() throws Exception {
     refuseOptionsOfTheOtherScenario();
@@ -216,6 +241,11 @@ final class DemoCommand implements Callable<Integer> {
   }
 
   private int checkout() throws Exception {
+    if (dashboard && mode == Mode.choreography) {
+      throw new IllegalArgumentException(
+          "--dashboard applies to --mode orchestration: the choreography demo does not keep its"
+              + " services running");
+    }
     if (mode == Mode.choreography && orchestratorKills > 0) {
       throw new IllegalArgumentException(
           "--orchestrator-kills applies to --mode orchestration: a choreography has no"
@@ -235,15 +265,53 @@ final class DemoCommand implements Callable<Integer> {
             timeout != null ? timeout : CheckoutDemoSettings.DEFAULTS.timeout(),
             seed,
             orchestratorKills);
-    CheckoutReport report =
-        mode == Mode.choreography
-            ? new ChoreographyDemo(settings, System.err).run()
-            : new CheckoutDemo(settings, System.err, System.console() != null).run();
+    if (mode == Mode.choreography) {
+      return print(new ChoreographyDemo(settings, System.err).run());
+    }
+    CheckoutDemo demo = new CheckoutDemo(settings, System.err, System.console() != null);
+    if (!dashboard) {
+      return print(demo.run());
+    }
+    int[] status = new int[1];
+    demo.run(
+        (system, report) -> {
+          status[0] = print(report);
+          holdWithDashboards(system.databases());
+        });
+    return status[0];
+  }
+
+  private int print(CheckoutReport report) {
     System.out.print(json ? report.toJson() + System.lineSeparator() : report.toTable());
+    System.out.flush();
     return report.invariantsOk() ? 0 : 1;
   }
 
+  /**
+   * Serves the dashboards until Ctrl-C (or SIGTERM), which only ends the wait: the demo then tears
+   * its system down in order and the command returns as after any run.
+   */
+  private void holdWithDashboards(Map<String, DataSource> databases) throws Exception {
+    StopSignal.releaseOnSignal(stopDashboards);
+    try (DemoDashboards open =
+        new DemoDashboards(databases, dashboardPort, Duration.ofSeconds(2))) {
+      dashboards = open;
+      System.err.println("the demo's services stay up; dashboards (Ctrl-C to stop and clean up):");
+      open.urls().forEach((service, url) -> System.err.printf("  %-22s %s%n", service, url));
+      System.err.println("dashboard token (actions need it): " + open.token());
+      stopDashboards.await();
+      System.err.println("stopping the demo's services and removing its databases");
+    } finally {
+      dashboards = null;
+    }
+  }
+
   private int outbox() throws Exception {
+    if (dashboard) {
+      throw new IllegalArgumentException(
+          "--dashboard applies to --scenario checkout: the outbox demo kills and restarts its"
+              + " relays and does not keep them running");
+    }
     DemoSettings settings =
         new DemoSettings(
             orders,

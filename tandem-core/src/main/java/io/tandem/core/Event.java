@@ -89,6 +89,30 @@ public final class Event {
         .occurredAt(occurredAt);
   }
 
+  /**
+   * This event (same id and fields) with other headers, for instance with trace context added. The
+   * headers' size is checked against {@link EventLimits#DEFAULTS} when they grew.
+   *
+   * @throws InvalidEventException when the new headers are over that limit
+   */
+  public Event withHeaders(EventHeaders newHeaders) {
+    Objects.requireNonNull(newHeaders, "headers");
+    int bytes = Builder.utf8Length(Json.write(newHeaders.asMap()));
+    if (bytes > EventLimits.DEFAULTS.maxHeadersBytes()
+        && bytes > Builder.utf8Length(Json.write(headers.asMap()))) {
+      throw new InvalidEventException(
+          EventRule.HEADERS_SIZE,
+          "headers",
+          "are "
+              + bytes
+              + " bytes as JSON, over the limit of "
+              + EventLimits.DEFAULTS.maxHeadersBytes());
+    }
+    Builder b = toBuilder();
+    b.headers = newHeaders;
+    return new Event(b);
+  }
+
   public UUID eventId() {
     return eventId;
   }

@@ -119,4 +119,26 @@ class EventTest {
     UUID id = EventId.next();
     assertThat(valid().eventId(id).build().eventId()).isEqualTo(id);
   }
+
+  @Test
+  void withHeadersKeepsTheEventAndChangesOnlyItsHeaders() {
+    Event event = valid().build();
+    EventHeaders traced =
+        EventHeaders.builder()
+            .traceparent("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
+            .build();
+    Event withTrace = event.withHeaders(traced);
+    assertThat(withTrace.headers()).isEqualTo(traced);
+    assertThat(withTrace.toBuilder().headers(event.headers()).build()).isEqualTo(event);
+    assertThat(withTrace.eventId()).isEqualTo(event.eventId());
+  }
+
+  @Test
+  void withHeadersRefusesHeadersThatGrewOverTheLimit() {
+    String big = "x".repeat(EventLimits.DEFAULTS.maxHeadersBytes());
+    assertThatThrownBy(
+            () -> valid().build().withHeaders(EventHeaders.builder().put("big", big).build()))
+        .isInstanceOf(InvalidEventException.class)
+        .hasMessageContaining("over the limit");
+  }
 }

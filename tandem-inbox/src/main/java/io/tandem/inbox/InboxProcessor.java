@@ -9,6 +9,7 @@ import io.tandem.core.FaultInjector;
 import io.tandem.core.InvalidEventException;
 import io.tandem.core.RetryPolicy;
 import io.tandem.core.TandemException;
+import io.tandem.core.Tracing;
 import io.tandem.core.spi.InboundMessage;
 import io.tandem.inbox.internal.ConsumerStore;
 import io.tandem.inbox.internal.ConsumerStore.ParkedEvent;
@@ -147,6 +148,7 @@ public final class InboxProcessor {
   private final Duration gapAlertAfter;
   private final FaultInjector faultInjector;
   private final Counters counters;
+  private final Tracing tracing = Tracing.get();
 
   private InboxProcessor(Builder b) {
     this.dataSource = b.dataSource;
@@ -208,7 +210,15 @@ public final class InboxProcessor {
       LOG.error("consumer {}: {} from {}; dead-lettering it", consumer, reason, m.origin());
       return deadLetter(m, null, DeadLetterReason.INVALID_MESSAGE, reason, 1, stopping);
     }
-    Event event = d.event();
+    // The event's trace continues here: events the handler appends carry this span's context.
+    try (Tracing.Span span = tracing.startConsumer(d.event(), consumer, m.origin())) {
+      Outcome outcome = process(m, d.event(), stopping, drain);
+      span.outcome(outcome.name());
+      return outcome;
+    }
+  }
+
+  private Outcome process(InboundMessage m, Event event, BooleanSupplier stopping, boolean drain) {
     int attempts = 0;
     int unavailable = 0;
     int conflicts = 0;

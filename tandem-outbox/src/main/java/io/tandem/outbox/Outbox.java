@@ -1,13 +1,18 @@
 package io.tandem.outbox;
 
 import io.tandem.core.Event;
+import io.tandem.core.EventHeaders;
 import io.tandem.core.TandemException;
+import io.tandem.core.Tracing;
 import io.tandem.jdbc.Dialect;
 import io.tandem.jdbc.JdbcException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Appends events to the outbox table inside the caller's open transaction.
@@ -29,6 +34,10 @@ import java.util.List;
  *   conn.commit();
  * }
  * }</pre>
+ *
+ * <p>When an OpenTelemetry span is current (see {@link Tracing}), an event without a {@code
+ * traceparent} header of its own is stored with the span's {@code traceparent} and {@code
+ * tracestate}; an event that has one keeps it.
  *
  * <p>Thread-safe; one instance can serve the whole application.
  */
@@ -68,6 +77,7 @@ public final class Outbox {
   public void appendAll(Connection connection, List<Event> events) {
     requireOpenTransaction(connection);
     Dialect d = dialect != null ? dialect : Dialect.of(connection);
+    events = withTraceContext(events);
     try (PreparedStatement ps = connection.prepareStatement(d.outboxInsert())) {
       for (Event e : events) {
         ps.setObject(1, e.eventId());
@@ -101,6 +111,25 @@ public final class Outbox {
       }
       throw new JdbcException("appending " + describe(events) + " to the outbox failed", cause);
     }
+  }
+
+  private static List<Event> withTraceContext(List<Event> events) {
+    Map<String, String> context = Tracing.get().currentContext();
+    if (context.isEmpty()) {
+      return events;
+    }
+    List<Event> traced = new ArrayList<>(events.size());
+    for (Event e : events) {
+      if (e.headers().traceparent().isPresent()) {
+        traced.add(e);
+      } else {
+        Map<String, String> headers = new LinkedHashMap<>(e.headers().asMap());
+        headers.remove(EventHeaders.TRACESTATE); // belongs to its traceparent, which is the span's
+        headers.putAll(context);
+        traced.add(e.withHeaders(EventHeaders.of(headers)));
+      }
+    }
+    return traced;
   }
 
   private static String describe(List<Event> events) {

@@ -6,9 +6,11 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.tandem.core.ErrorSummary;
+import io.tandem.core.Event;
 import io.tandem.core.FaultInjector;
 import io.tandem.core.PublishException;
 import io.tandem.core.RetryPolicy;
+import io.tandem.core.Tracing;
 import io.tandem.core.spi.PublishOutcome;
 import io.tandem.core.spi.Transport;
 import io.tandem.core.spi.TransportReplies;
@@ -117,6 +119,7 @@ public final class OutboxRelay implements AutoCloseable {
   }
 
   private final String relayId;
+  private final Tracing tracing = Tracing.get();
   private final DataSource dataSource;
   private final Dialect dialect;
   private final OutboxStore store;
@@ -599,9 +602,18 @@ public final class OutboxRelay implements AutoCloseable {
       List<ClaimedEvent> round = new ArrayList<>(byAggregate.size());
       byAggregate.values().forEach(q -> round.add(q.poll()));
       attempts.increment(round.size());
-      List<PublishOutcome> outcomes =
-          transport.publish(
-              round.stream().map(ClaimedEvent::event).toList(), Duration.ofNanos(budget));
+      List<Event> events = round.stream().map(ClaimedEvent::event).toList();
+      List<PublishOutcome> outcomes;
+      // one span per broker call, linked to each event's own trace (the events' consumers are
+      // children of the spans that appended them, not of this one)
+      try (Tracing.Span span = tracing.startBatch("publish " + transport.name(), events)) {
+        outcomes = transport.publish(events, Duration.ofNanos(budget));
+        span.outcome(
+            outcomes.stream().filter(PublishOutcome::acknowledged).count()
+                + " of "
+                + events.size()
+                + " acknowledged");
+      }
       TransportReplies.check(
           transport.name(), round.stream().map(c -> c.event().eventId()).toList(), outcomes);
       Instant ackedAt = Instant.now();

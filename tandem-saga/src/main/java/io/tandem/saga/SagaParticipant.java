@@ -5,6 +5,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.tandem.core.Event;
 import io.tandem.core.EventHeaders;
 import io.tandem.core.FaultInjector;
+import io.tandem.core.Tracing;
 import io.tandem.inbox.InboxProcessor;
 import io.tandem.inbox.PermanentHandlerException;
 import io.tandem.jdbc.Dialect;
@@ -208,7 +209,12 @@ public final class SagaParticipant {
             .put(SagaHeaders.ATTEMPT, SagaHeaders.required(command, SagaHeaders.ATTEMPT))
             .put(SagaHeaders.COMMAND_ID, command.eventId().toString());
     command.headers().correlationId().ifPresent(headers::correlationId);
-    command.headers().traceparent().ifPresent(headers::traceparent);
+    if (Tracing.get().currentContext().isEmpty()) {
+      // no span of this step to parent the reply: it carries the command's trace context on;
+      // with one, Outbox.append stores the step's span (a child of the command's) instead
+      command.headers().traceparent().ifPresent(headers::traceparent);
+      command.headers().tracestate().ifPresent(headers::tracestate);
+    }
     outbox.append(
         conn,
         Event.builder()

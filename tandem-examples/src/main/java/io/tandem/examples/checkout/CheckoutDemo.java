@@ -113,8 +113,22 @@ public final class CheckoutDemo {
     return plan;
   }
 
+  /** What to do with the running system once the run was reported, before it is torn down. */
+  @FunctionalInterface
+  public interface WhileRunning {
+    void hold(CheckoutSystem system, CheckoutReport report) throws Exception;
+  }
+
   /** Runs the demo; every server and database it started or created is gone afterwards. */
   public CheckoutReport run() throws Exception {
+    return run(null);
+  }
+
+  /**
+   * Runs the demo, then hands the still running system and its report to {@code whileRunning}
+   * (null: nothing) and tears everything down when it returns.
+   */
+  public CheckoutReport run(WhileRunning whileRunning) throws Exception {
     long start = System.nanoTime();
     say(
         "starting PostgreSQL (%s) and Kafka (%s)",
@@ -145,7 +159,11 @@ public final class CheckoutDemo {
               .stepTimeout(STEP_TIMEOUT)
               .orchestratorInProcess(settings.orchestratorKills() == 0)
               .start()) {
-        return run(system, start, serversMillis);
+        CheckoutReport report = run(system, start, serversMillis);
+        if (whileRunning != null) {
+          whileRunning.hold(system, report);
+        }
+        return report;
       }
     } finally {
       if (kafkaProcess != null) {

@@ -21,10 +21,12 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Deque;
 import java.util.EnumMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
+import javax.sql.DataSource;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
@@ -239,6 +241,20 @@ public final class CheckoutSystem implements AutoCloseable {
   /** Starts a checkout saga; returns its id. */
   public UUID checkout(Checkout checkout) {
     return sagas.start(CheckoutSaga.TYPE, checkout);
+  }
+
+  /**
+   * Each service's database, by the service's consumer name: {@code checkout-orchestrator}, {@code
+   * order}, {@code payment}, {@code inventory}, {@code shipping} (open until {@link #close()}).
+   */
+  public Map<String, DataSource> databases() {
+    Map<String, DataSource> databases = new LinkedHashMap<>();
+    databases.put(CheckoutOrchestrator.NAME, orchestratorDb);
+    databases.put(CheckoutSaga.ORDER, ordersDb);
+    databases.put(CheckoutSaga.PAYMENT, paymentsDb);
+    databases.put(CheckoutSaga.INVENTORY, inventoryDb);
+    databases.put(CheckoutSaga.SHIPPING, shippingDb);
+    return databases;
   }
 
   /** The saga engine: start, {@code find} (with the step log), {@code list}. */

@@ -2,6 +2,7 @@ package io.tandem.examples.choreography;
 
 import io.tandem.core.Event;
 import io.tandem.core.EventHeaders;
+import io.tandem.core.Tracing;
 
 /**
  * The choreography's aggregate types (one Kafka topic each) and event types, and how a reaction is
@@ -44,7 +45,11 @@ final class Events {
     EventHeaders.Builder headers =
         EventHeaders.builder().put(CAUSATION_ID, cause.eventId().toString());
     cause.headers().correlationId().ifPresent(headers::correlationId);
-    cause.headers().traceparent().ifPresent(headers::traceparent);
+    if (Tracing.get().currentContext().isEmpty()) {
+      // with a span current (the consumer's), Outbox.append stores its context instead
+      cause.headers().traceparent().ifPresent(headers::traceparent);
+      cause.headers().tracestate().ifPresent(headers::tracestate);
+    }
     return Event.builder()
         .aggregate(aggregateType, facts.orderId(), version)
         .eventType(eventType)
