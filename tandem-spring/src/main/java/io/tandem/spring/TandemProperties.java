@@ -221,7 +221,8 @@ public class TandemProperties implements Validator {
     try {
       p.relay.toBuilder().checkSettings();
     } catch (IllegalArgumentException e) {
-      errors.rejectValue("relay", "tandem.relay", "tandem.relay: " + e.getMessage());
+      // The builder names its parameter (batchSize = tandem.relay.batch-size) and the value.
+      errors.reject("tandem.relay", "tandem.relay: " + e.getMessage());
     }
     positive(errors, "health.maxOldestPendingAge", p.health.maxOldestPendingAge);
     positive(errors, "metrics.refreshInterval", p.metrics.refreshInterval);
