@@ -7,17 +7,23 @@ import static org.awaitility.Awaitility.await;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.tandem.core.Event;
+import io.tandem.inbox.ConsumerRunner;
+import io.tandem.inbox.InboxProcessor;
+import io.tandem.kafka.KafkaMessageSource;
+import io.tandem.spring.ConsumerRunnerLifecycle;
 import io.tandem.spring.RelayLifecycle;
 import io.tandem.spring.TandemOutbox;
 import io.tandem.testkit.IsolatedDatabase;
 import io.tandem.testkit.TestEvents;
 import io.tandem.testkit.TestInfrastructure;
 import java.nio.charset.StandardCharsets;
+import java.sql.PreparedStatement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import javax.sql.DataSource;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -61,7 +67,49 @@ class TandemStarterTest {
     MeterRegistry meterRegistry() {
       return new SimpleMeterRegistry();
     }
+
+    /** The consumer's side-effect table, created before the consumer starts. */
+    @Bean
+    TestSchema testSchema(JdbcTemplate jdbc) {
+      jdbc.execute("CREATE TABLE IF NOT EXISTS boot_orders (id text PRIMARY KEY)");
+      jdbc.execute("CREATE TABLE IF NOT EXISTS boot_applied (event_id uuid, applied_at text)");
+      return new TestSchema();
+    }
+
+    /** A consumer of the relay's topic that applies each event through the inbox. */
+    @Bean
+    ConsumerRunnerLifecycle billingConsumer(
+        DataSource dataSource, TestSchema schema, TandemMigrations migrations) {
+      return new ConsumerRunnerLifecycle(
+          () ->
+              ConsumerRunner.builder()
+                  .source(
+                      KafkaMessageSource.builder()
+                          .bootstrapServers(TestInfrastructure.kafka().bootstrapServers())
+                          .groupId("billing-" + topicPrefix)
+                          .topics(List.of(topicPrefix + "order"))
+                          .build())
+                  .processor(
+                      InboxProcessor.builder()
+                          .dataSource(dataSource)
+                          .consumer("billing")
+                          .on(
+                              "OrderPlaced",
+                              2,
+                              (connection, event) -> {
+                                try (PreparedStatement ps =
+                                    connection.prepareStatement(
+                                        "INSERT INTO boot_applied (event_id) VALUES (?)")) {
+                                  ps.setObject(1, event.eventId());
+                                  ps.executeUpdate();
+                                }
+                              })
+                          .build())
+                  .build());
+    }
   }
+
+  record TestSchema() {}
 
   @BeforeAll
   static void start() {
@@ -81,7 +129,6 @@ class TandemStarterTest {
                 "tandem.metrics.refresh-interval=200ms",
                 "tandem.relay.poll-interval=200ms")
             .run();
-    context.getBean(JdbcTemplate.class).execute("CREATE TABLE boot_orders (id text PRIMARY KEY)");
   }
 
   @AfterAll
@@ -125,7 +172,8 @@ class TandemStarterTest {
   }
 
   @Test
-  void aCommittedEventIsPublishedToKafkaByTheManagedRelay() {
+  void aCommittedEventIsPublishedByTheManagedRelayAndAppliedOnceByTheManagedConsumer()
+      throws Exception {
     Event e = newEvent();
     context.getBean(OrderService.class).place(e.aggregateId(), e, false);
     assertThat(outboxRows(e)).isOne();
@@ -159,6 +207,17 @@ class TandemStarterTest {
                         Boolean.class,
                         e.eventId()));
     assertThat(ids).containsOnlyOnce(e.eventId().toString());
+
+    // The managed consumer applies it through the inbox, once.
+    await().atMost(Duration.ofSeconds(30)).until(() -> applied(e) > 0);
+    Thread.sleep(500); // room for a duplicate to show up
+    assertThat(applied(e)).isOne();
+  }
+
+  static long applied(Event e) {
+    return jdbc()
+        .queryForObject(
+            "SELECT count(*) FROM boot_applied WHERE event_id = ?", Long.class, e.eventId());
   }
 
   @Test
