@@ -2,6 +2,7 @@ package io.tandem.spring.boot3;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tandem.outbox.OutboxMetrics;
 import io.tandem.spring.RelayLifecycle;
 import io.tandem.spring.TandemOutbox;
 import io.tandem.spring.TandemProperties;
@@ -12,9 +13,11 @@ import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.springframework.boot.actuate.health.HealthIndicator;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration;
 import org.springframework.boot.autoconfigure.jdbc.DataSourceTransactionManagerAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.jdbc.core.JdbcTemplate;
 
@@ -134,6 +137,20 @@ class TandemPropertiesTest {
             context ->
                 assertThat(outboxTableCount(new JdbcTemplate(context.getBean(DataSource.class))))
                     .isOne());
+  }
+
+  @Test
+  void withoutTheActuatorOrAMeterRegistryTheRestStillStarts() {
+    runner(database)
+        .withPropertyValues("tandem.relay.enabled=false")
+        .withClassLoader(new FilteredClassLoader(HealthIndicator.class))
+        .run(
+            context ->
+                assertThat(context)
+                    .hasNotFailed()
+                    .hasSingleBean(TandemOutbox.class)
+                    .doesNotHaveBean(TandemHealthIndicator.class)
+                    .doesNotHaveBean(OutboxMetrics.class));
   }
 
   private static long outboxTableCount(JdbcTemplate jdbc) {
