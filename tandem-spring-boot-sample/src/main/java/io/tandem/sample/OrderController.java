@@ -3,6 +3,7 @@ package io.tandem.sample;
 import java.util.Map;
 import org.springframework.http.ResponseEntity;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -26,6 +27,12 @@ public class OrderController {
   @PostMapping("/orders")
   public Map<String, String> place(@RequestBody PlaceOrder request) {
     return Map.of("orderId", orders.place(request.item(), request.quantity()));
+  }
+
+  /** A request the service refuses is the client's error: 400 with the reason. */
+  @ExceptionHandler(IllegalArgumentException.class)
+  public ResponseEntity<Map<String, String>> refused(IllegalArgumentException e) {
+    return ResponseEntity.badRequest().body(Map.of("error", e.getMessage()));
   }
 
   /** The order and, once the shipping consumer applied its event, its shipment. */

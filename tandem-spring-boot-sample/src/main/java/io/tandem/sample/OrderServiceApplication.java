@@ -1,7 +1,8 @@
 package io.tandem.sample;
 
 import io.tandem.testkit.IsolatedDatabase;
-import io.tandem.testkit.TestInfrastructure;
+import io.tandem.testkit.KafkaBroker;
+import io.tandem.testkit.PostgresServer;
 import java.util.Map;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
@@ -21,12 +22,21 @@ public class OrderServiceApplication {
     app.run(args);
   }
 
-  /** A fresh database on the embedded (or TANDEM_JDBC_URL's) PostgreSQL and the embedded Kafka. */
+  /**
+   * A fresh database on an embedded PostgreSQL (or on TANDEM_JDBC_URL's server) and an embedded
+   * Kafka broker, both stopped when the JVM exits.
+   */
   public static Map<String, Object> embeddedInfrastructure() {
-    IsolatedDatabase database = TestInfrastructure.postgres().createDatabase("sample_orders");
+    String url = System.getenv("TANDEM_JDBC_URL");
+    PostgresServer server =
+        url == null || url.isBlank()
+            ? PostgresServer.embedded().start()
+            : PostgresServer.external(url.strip());
+    IsolatedDatabase database = server.createDatabase("sample_orders");
+    KafkaBroker kafka = KafkaBroker.embedded().start();
     return Map.of(
         "spring.datasource.url", database.jdbcUrl(),
-        "tandem.kafka.bootstrap-servers", TestInfrastructure.kafka().bootstrapServers());
+        "tandem.kafka.bootstrap-servers", kafka.bootstrapServers());
   }
 
   private static boolean configured(String property, String variable, String[] args) {

@@ -70,7 +70,9 @@ class OrderServiceApplicationTest {
     long events = jdbc.queryForObject("SELECT count(*) FROM tandem_outbox", Long.class);
     long orders = jdbc.queryForObject("SELECT count(*) FROM orders", Long.class);
 
-    assertThat(post("{\"item\":\"book\",\"quantity\":0}").statusCode()).isGreaterThanOrEqualTo(400);
+    HttpResponse<String> refused = post("{\"item\":\"book\",\"quantity\":0}");
+    assertThat(refused.statusCode()).isEqualTo(400);
+    assertThat(refused.body()).contains("quantity must be at least 1, was 0");
 
     assertThat(jdbc.queryForObject("SELECT count(*) FROM tandem_outbox", Long.class))
         .isEqualTo(events);
