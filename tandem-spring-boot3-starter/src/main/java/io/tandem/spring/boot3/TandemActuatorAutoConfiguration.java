@@ -1,0 +1,64 @@
+package io.tandem.spring.boot3;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.tandem.outbox.OutboxMetrics;
+import io.tandem.outbox.OutboxOperations;
+import io.tandem.spring.BacklogHealth;
+import io.tandem.spring.RelayLifecycle;
+import io.tandem.spring.TandemProperties;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * Boot 3.5's actuator side of Tandem: the {@code tandem} health contributor and the outbox gauges
+ * in the application's {@link MeterRegistry} (health in {@code
+ * org.springframework.boot.actuate.health}, metrics auto-configuration in {@code
+ * org.springframework.boot.actuate.autoconfigure.metrics}; Boot 4 moved both).
+ */
+@AutoConfiguration(
+    after = TandemAutoConfiguration.class,
+    afterName = {
+      "org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration",
+      "org.springframework.boot.actuate.autoconfigure.metrics.export.simple.SimpleMetricsExportAutoConfiguration"
+    })
+@ConditionalOnBean(OutboxOperations.class)
+public class TandemActuatorAutoConfiguration {
+
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(name = "org.springframework.boot.actuate.health.HealthIndicator")
+  static class Health {
+    @Bean
+    @ConditionalOnMissingBean(name = "tandemHealthIndicator")
+    TandemHealthIndicator tandemHealthIndicator(
+        OutboxOperations operations,
+        TandemProperties properties,
+        ObjectProvider<RelayLifecycle> relay) {
+      return new TandemHealthIndicator(
+          new BacklogHealth(
+              operations,
+              properties.getHealth().getMaxOldestPendingAge(),
+              () -> {
+                RelayLifecycle r = relay.getIfAvailable();
+                return r == null ? null : r.relay();
+              },
+              properties.getRelay().getLeaseDuration()));
+    }
+  }
+
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnBean(MeterRegistry.class)
+  static class Metrics {
+    @Bean(destroyMethod = "close")
+    @ConditionalOnMissingBean
+    OutboxMetrics tandemOutboxMetrics(
+        MeterRegistry registry, OutboxOperations operations, TandemProperties properties) {
+      return OutboxMetrics.register(
+          registry, operations, properties.getMetrics().getRefreshInterval());
+    }
+  }
+}
