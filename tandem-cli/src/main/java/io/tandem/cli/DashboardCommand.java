@@ -1,12 +1,19 @@
 package io.tandem.cli;
 
 import com.zaxxer.hikari.HikariDataSource;
+import io.tandem.cdc.CdcRelay;
+import io.tandem.jdbc.Dialect;
+import io.tandem.xa.XaOperations;
 import java.security.SecureRandom;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import javax.sql.XADataSource;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -56,6 +63,23 @@ final class DashboardCommand implements Callable<Integer> {
   List<String> consumers = List.of();
 
   @Option(
+      names = "--cdc-slot",
+      description =
+          "A CDC relay's replication slot to show (lag, activity, last publish), e.g. "
+              + CdcRelay.DEFAULT_SLOT_NAME
+              + "; PostgreSQL only.")
+  String cdcSlot;
+
+  @Option(
+      names = "--participant",
+      paramLabel = "NAME=JDBC_URL",
+      description =
+          "A two-phase-commit participant by its coordinator's name for it (repeatable): the"
+              + " console shows its prepared (in-doubt) branches against the decision log in"
+              + " --jdbc-url, as tandem xa status does.")
+  LinkedHashMap<String, String> participants = new LinkedHashMap<>();
+
+  @Option(
       names = "--sample-every",
       defaultValue = "5s",
       converter = DurationConverter.class,
@@ -67,8 +91,11 @@ final class DashboardCommand implements Callable<Integer> {
     HttpEndpoint endpoint =
         HttpEndpoint.of(host, port, allowRemote, tokenFile, System.getenv(), TOKEN_VARIABLE);
     String token = endpoint.token().orElseGet(DashboardCommand::generatedToken);
+    Map<String, XADataSource> xaSources = XaParticipants.dataSources(participants);
     try (HikariDataSource ds = database.pool("tandem-dashboard", 4);
-        DashboardServer server = new DashboardServer(endpoint, token, ds, consumers, sampleEvery)) {
+        XaOperations xa = xaSources.isEmpty() ? null : xaOperations(ds, xaSources);
+        DashboardServer server =
+            new DashboardServer(endpoint, token, ds, consumers, sampleEvery, panels(ds, xa))) {
       System.err.printf("tandem dashboard on http://%s:%d/%n", host, server.port());
       if (endpoint.token().isEmpty()) {
         System.err.println(
@@ -88,6 +115,35 @@ final class DashboardCommand implements Callable<Integer> {
       stopped.await();
     }
     return 0;
+  }
+
+  private List<DashboardPanel> panels(HikariDataSource ds, XaOperations xa) {
+    List<DashboardPanel> panels = new ArrayList<>();
+    if (cdcSlot != null) {
+      if (!Dialect.of(ds).name().equals("postgresql")) {
+        throw new IllegalArgumentException(
+            "--cdc-slot: CDC reads PostgreSQL's WAL; --jdbc-url is not a PostgreSQL database");
+      }
+      panels.add(new CdcPanel(ds, cdcSlot));
+    }
+    if (xa != null) {
+      panels.add(new InDoubtPanel(xa));
+    }
+    return panels;
+  }
+
+  private static XaOperations xaOperations(HikariDataSource ds, Map<String, XADataSource> sources) {
+    XaOperations.Builder b = XaOperations.builder().decisionLog(ds);
+    sources.forEach(b::participant);
+    try {
+      return b.build();
+    } catch (io.tandem.xa.XaConfigurationException e) {
+      throw new IllegalArgumentException(
+          "--participant needs the coordinator's decision log in --jdbc-url (tandem migrate"
+              + " creates it): "
+              + e.getMessage(),
+          e);
+    }
   }
 
   static String generatedToken() {

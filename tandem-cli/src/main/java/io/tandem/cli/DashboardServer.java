@@ -75,6 +75,7 @@ final class DashboardServer implements AutoCloseable {
   private final DataSource dataSource;
   private final Dialect dialect;
   private final List<String> consumers;
+  private final List<DashboardPanel> panels;
   private final byte[] actionToken;
   private final boolean readsNeedToken;
   private final OutboxOperations outbox;
@@ -102,9 +103,24 @@ final class DashboardServer implements AutoCloseable {
       List<String> consumers,
       Duration sampleEvery)
       throws IOException {
+    this(endpoint, actionToken, dataSource, consumers, sampleEvery, List.of());
+  }
+
+  /**
+   * @param panels what else the overview shows (a CDC slot, in-doubt branches), each under its name
+   */
+  DashboardServer(
+      HttpEndpoint endpoint,
+      String actionToken,
+      DataSource dataSource,
+      List<String> consumers,
+      Duration sampleEvery,
+      List<DashboardPanel> panels)
+      throws IOException {
     this.dataSource = dataSource;
     this.dialect = Dialect.of(dataSource);
     this.consumers = List.copyOf(consumers);
+    this.panels = List.copyOf(panels);
     this.actionToken = ("Bearer " + actionToken).getBytes(StandardCharsets.UTF_8);
     this.readsNeedToken = endpoint.remote();
     this.outbox = OutboxOperations.create(dataSource, dialect);
@@ -263,6 +279,9 @@ final class DashboardServer implements AutoCloseable {
               "gaps", inbox.gaps(c, Duration.ZERO, 10_000).size()));
     }
     o.put("consumers", perConsumer);
+    for (DashboardPanel panel : panels) {
+      o.put(panel.name(), panel.read());
+    }
     return o;
   }
 

@@ -27,6 +27,11 @@ final class XaParticipants {
 
   /** The participants' XA data sources, by name. */
   Map<String, XADataSource> dataSources() {
+    return dataSources(participants);
+  }
+
+  /** The XA data sources of {@code participants} (name to JDBC URL), by name. */
+  static Map<String, XADataSource> dataSources(Map<String, String> participants) {
     Map<String, XADataSource> sources = new LinkedHashMap<>();
     String password = System.getenv("TANDEM_DB_PASSWORD");
     participants.forEach(

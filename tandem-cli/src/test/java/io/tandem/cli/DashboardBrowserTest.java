@@ -16,6 +16,7 @@ import io.tandem.outbox.OutboxRelay;
 import io.tandem.testkit.IsolatedDatabase;
 import io.tandem.testkit.PrometheusScrape;
 import io.tandem.testkit.TestInfrastructure;
+import io.tandem.xa.XaOperations;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -26,6 +27,8 @@ import java.nio.file.StandardCopyOption;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -44,13 +47,15 @@ import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
+import org.postgresql.xa.PGXADataSource;
 
 /**
  * {@code tandem dashboard} end to end in a real browser (Debian's chromium through its
  * chromedriver, headless): a relay publishes real traffic from a real database into a transport
  * that refuses one event for good; the page shows the live numbers, a replay without the token is
  * refused and changes nothing, a replay with it puts the event back and the relay publishes it, the
- * action is recorded with its operator, and {@code /metrics} carries the database's gauges.
+ * action is recorded with its operator, {@code /metrics} carries the database's gauges, and the CDC
+ * and two-phase-commit panels show a replication slot and a prepared branch of another database.
  * Screenshots go to {@code target/dashboard-screenshots/}. Skipped when chromium or chromedriver is
  * missing ({@code .ci/install-chromium}), unless {@code TANDEM_REQUIRE_TOOLS=1}.
  */
@@ -62,6 +67,10 @@ class DashboardBrowserTest {
 
   @TempDir Path profile;
   private IsolatedDatabase db;
+  private IsolatedDatabase participant;
+  private XaOperations xa;
+  private final String slot = "dash_" + UUID.randomUUID().toString().substring(0, 8);
+  private final String gid = "foreign-dash-" + UUID.randomUUID();
   private OutboxRelay relay;
   private DashboardServer dashboard;
   private WebDriver browser;
@@ -88,13 +97,30 @@ class DashboardBrowserTest {
             .pollInterval(Duration.ofMillis(50))
             .build();
     relay.start();
+    sql(db, "SELECT pg_create_logical_replication_slot('" + slot + "', 'pgoutput')");
+    participant = TestInfrastructure.postgres().createDatabase("dashboard_participant");
+    try (Connection c = participant.dataSource().getConnection();
+        Statement s = c.createStatement()) {
+      c.setAutoCommit(false);
+      s.execute("CREATE TABLE t (id int)");
+      s.execute("INSERT INTO t VALUES (1)");
+      s.execute("PREPARE TRANSACTION '" + gid + "'");
+    }
+    PGXADataSource xaSource = new PGXADataSource();
+    xaSource.setUrl(participant.jdbcUrl());
+    xa =
+        XaOperations.builder()
+            .decisionLog(db.dataSource())
+            .participant("accounts", xaSource)
+            .build();
     dashboard =
         new DashboardServer(
             HttpEndpoint.of("127.0.0.1", 0, false, null, Map.of()),
             TOKEN,
             db.dataSource(),
             List.of("billing"),
-            Duration.ofMillis(500));
+            Duration.ofMillis(500),
+            List.of(new CdcPanel(db.dataSource(), slot), new InDoubtPanel(xa)));
     ChromeDriverService service =
         new ChromeDriverService.Builder()
             .usingDriverExecutable(CHROMEDRIVER.toFile())
@@ -126,8 +152,31 @@ class DashboardBrowserTest {
     if (relay != null) {
       relay.close();
     }
+    if (xa != null) {
+      xa.close();
+    }
+    if (participant != null) {
+      sqlQuietly(participant, "ROLLBACK PREPARED '" + gid + "'");
+      participant.close();
+    }
     if (db != null) {
+      sqlQuietly(db, "SELECT pg_drop_replication_slot('" + slot + "')");
       db.close();
+    }
+  }
+
+  private static void sql(IsolatedDatabase on, String statement) throws SQLException {
+    try (Connection c = on.dataSource().getConnection();
+        Statement s = c.createStatement()) {
+      s.execute(statement);
+    }
+  }
+
+  private static void sqlQuietly(IsolatedDatabase on, String statement) {
+    try {
+      sql(on, statement);
+    } catch (SQLException e) {
+      System.err.println("cleanup: " + statement + ": " + e.getMessage());
     }
   }
 
@@ -154,6 +203,12 @@ class DashboardBrowserTest {
         .contains(poison.eventId().toString())
         .contains("RECORD_TOO_LARGE");
     screenshot("1-overview");
+
+    // the CDC slot and the other database's prepared (in-doubt) branch have their panels
+    await().atMost(Duration.ofSeconds(10)).until(() -> text("cdc-slot").equals(slot));
+    assertThat(text("cdc-active")).isEqualTo("no");
+    assertThat(browser.findElement(By.id("xa-table")).getText()).contains(gid).contains("accounts");
+    screenshot("1b-cdc-and-in-doubt");
 
     // more traffic while the page is open: the numbers follow
     append(List.of(event("OrderPlaced", "o-late")));

@@ -89,11 +89,44 @@
       return t;
     });
     $('saga-tiles').replaceChildren(...tiles);
+    cdc(o.cdc);
+    inDoubt(o.inDoubt);
     fill('consumer-table', Object.entries(o.consumers).map(([name, c]) => {
       const a = el('a', name);
       a.addEventListener('click', () => consumer(name));
       return row([a, c.deadLetters, c.gaps]);
     }));
+  }
+  function bytes(n) {
+    if (n < 0) return 'no slot';
+    if (n < 1024) return n + ' B';
+    if (n < 1024 * 1024) return (n / 1024).toFixed(1) + ' KiB';
+    return (n / 1024 / 1024).toFixed(1) + ' MiB';
+  }
+  function cdc(c) {
+    $('cdc').hidden = !c;
+    if (!c) return;
+    $('cdc-slot').textContent = c.slot;
+    $('cdc-active').textContent = c.exists === undefined ? '?' : (c.active ? 'yes' : 'no');
+    $('cdc-lag').textContent = c.lagBytes === undefined ? '?' : bytes(c.lagBytes);
+    $('cdc-lag').parentElement.classList.toggle('alert', !!c.lagging);
+    $('cdc-last').textContent = c.lastPublishedAt || 'never';
+    $('cdc-problem').textContent = c.problem || '';
+  }
+  function inDoubt(x) {
+    $('in-doubt').hidden = !x;
+    if (!x) return;
+    $('xa-problem').textContent = x.error || (x.participants || [])
+      .filter((p) => p.error).map((p) => p.name + ': ' + p.error).join('; ');
+    const branches = x.branches || [];
+    const mine = branches.filter((b) => !b.foreign);
+    $('xa-count').textContent = mine.length;
+    $('xa-count').parentElement.classList.toggle('alert', mine.length > 0);
+    $('xa-oldest').textContent = x.oldest_in_doubt_ms === null || x.oldest_in_doubt_ms === undefined
+      ? 'none' : age(x.oldest_in_doubt_ms / 1000);
+    fill('xa-table', branches.map((b) => row([b.participant, b.xid, b.foreign ? 'foreign' : b.node,
+      b.age_ms === null ? '?' : age(b.age_ms / 1000), b.foreign ? '-' : (b.decision || 'none (presumed abort)'),
+      (b.locks || []).join(', ')])));
   }
   async function history() {
     const h = await get('/api/history');
