@@ -194,6 +194,7 @@ class CredentialsNeverPrintedTest {
     assertNoSecret("bench", "relay", "--jdbc-url", PG_DEAD, "--kafka-bootstrap", "127.0.0.1:1");
     assertNoSecret("bench", "consumer", "--jdbc-url", PG_DEAD, "--kafka-bootstrap", "127.0.0.1:1");
     assertNoSecret("bench", "saga", "--jdbc-url", PG_DEAD, "--kafka-bootstrap", "127.0.0.1:1");
+    assertNoSecret("bench", "pipeline", "--jdbc-url", PG_DEAD, "--kafka-bootstrap", "127.0.0.1:1");
     assertNoSecret("bench", "xa", "--jdbc-url", PG_DEAD, "--mariadb-url", MARIADB_DEAD);
     assertNoSecret("compare", "--jdbc-url", PG_DEAD, "--mariadb-url", MARIADB_DEAD);
     assertNoSecret(
@@ -232,6 +233,8 @@ class CredentialsNeverPrintedTest {
   @Test
   void aRunningDashboardNeverPrintsThePassword() throws Exception {
     assertNoSecretWhileRunning("dashboard", "--jdbc-url", pgLive, "--port", "0");
+    assertNoSecretWhileRunning(
+        "dashboard", "--jdbc-url", pgLive, "--port", "0", "--participant", "a=" + pgLive);
     assertNoSecret("dashboard", "--jdbc-url", PG_DEAD, "--port", "0");
   }
 
