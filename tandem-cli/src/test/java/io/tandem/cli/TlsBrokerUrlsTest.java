@@ -187,13 +187,16 @@ class TlsBrokerUrlsTest {
     try {
       Thread relay = new Thread(() -> result.set(Cli.run(args)), "relay-under-test");
       relay.start();
-      long deadline = System.nanoTime() + max.toNanos();
-      await()
-          .atMost(max.plusSeconds(5))
-          .pollInterval(Duration.ofMillis(200))
-          .until(() -> !relay.isAlive() || done.getAsBoolean() || System.nanoTime() > deadline);
-      relay.interrupt();
-      relay.join(30_000);
+      try {
+        long deadline = System.nanoTime() + max.toNanos();
+        await()
+            .atMost(max.plusSeconds(5))
+            .pollInterval(Duration.ofMillis(200))
+            .until(() -> !relay.isAlive() || done.getAsBoolean() || System.nanoTime() > deadline);
+      } finally {
+        relay.interrupt(); // also when the wait failed
+        relay.join(30_000);
+      }
     } finally {
       System.setOut(out);
       System.setErr(err);
