@@ -108,6 +108,26 @@ class TlsBrokerUrlsTest {
     }
   }
 
+  /** A trusted certificate for another host: amqps checks the name, not only the signature. */
+  @Test
+  void amqpsRefusesATrustedCertificateForAnotherHost() throws Exception {
+    try (TlsProxy tls =
+        TlsProxy.startWithCertificateFor("dns:elsewhere.invalid", "127.0.0.1", 5672)) {
+      SSLContext.setDefault(tls.clientContext());
+      append("amqps-elsewhere");
+      String refused =
+          runRelayUntil(
+              () -> false,
+              Duration.ofSeconds(3),
+              relay(
+                  "--rabbitmq-uri",
+                  "amqps://guest:guest@127.0.0.1:" + tls.port() + "/",
+                  "--destination-prefix",
+                  prefix));
+      assertThat(refused).contains("No subject alternative names").doesNotContain("published 1");
+    }
+  }
+
   @Test
   void redissPublishesOverTlsAndChecksTheCertificate() throws Exception {
     String stream = prefix.replace('.', ':') + "order";

@@ -52,16 +52,31 @@ public final class TlsProxy implements AutoCloseable {
   }
 
   /**
-   * Starts accepting TLS connections and forwarding them to {@code targetHost:targetPort}.
+   * Starts accepting TLS connections and forwarding them to {@code targetHost:targetPort}, on a
+   * certificate for {@code 127.0.0.1} and {@code localhost}.
    *
    * @param protocols the TLS versions it accepts, e.g. {@code "TLSv1.3"}; none given: the JDK's
    *     defaults (TLS 1.2 and 1.3)
    * @throws IllegalStateException if the certificate or the listener cannot be made
    */
   public static TlsProxy start(String targetHost, int targetPort, String... protocols) {
+    return open(targetHost, targetPort, SelfSignedTls.LOOPBACK_NAMES, protocols);
+  }
+
+  /**
+   * Like {@link #start(String, int, String...)}, on a certificate for other names only, e.g. {@code
+   * "dns:elsewhere.invalid"}: a client that checks host names must refuse it at {@code 127.0.0.1}.
+   */
+  public static TlsProxy startWithCertificateFor(
+      String subjectAlternativeNames, String targetHost, int targetPort) {
+    return open(targetHost, targetPort, subjectAlternativeNames);
+  }
+
+  private static TlsProxy open(
+      String targetHost, int targetPort, String names, String... protocols) {
     Path directory = TemporaryDirectory.create("tandem-tls-");
     try {
-      SelfSignedTls tls = SelfSignedTls.create(directory);
+      SelfSignedTls tls = SelfSignedTls.create(directory, names);
       KeyStore keys = load(tls.keystore(), tls.password());
       KeyManagerFactory kmf =
           KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());

@@ -22,8 +22,19 @@ import java.util.concurrent.TimeUnit;
 public record SelfSignedTls(Path keystore, Path truststore, String password) {
   private static final String ALIAS = "tandem-test";
 
-  /** Writes {@code keystore.p12} and {@code truststore.p12} into {@code directory}. */
+  /** The names the certificate is for, unless {@link #create(Path, String)} says otherwise. */
+  public static final String LOOPBACK_NAMES = "ip:127.0.0.1,dns:localhost";
+
+  /** Writes {@code keystore.p12} and {@code truststore.p12} for {@link #LOOPBACK_NAMES}. */
   public static SelfSignedTls create(Path directory) {
+    return create(directory, LOOPBACK_NAMES);
+  }
+
+  /**
+   * Writes {@code keystore.p12} and {@code truststore.p12} into {@code directory}, for the subject
+   * alternative names {@code names} in keytool's form ({@code ip:10.0.0.1,dns:broker}).
+   */
+  public static SelfSignedTls create(Path directory, String names) {
     byte[] random = new byte[12];
     new SecureRandom().nextBytes(random);
     String password = HexFormat.of().formatHex(random);
@@ -45,7 +56,7 @@ public record SelfSignedTls(Path keystore, Path truststore, String password) {
             "-dname",
             "CN=localhost",
             "-ext",
-            "SAN=ip:127.0.0.1,dns:localhost",
+            "SAN=" + names,
             "-storetype",
             "PKCS12",
             "-keystore",
