@@ -91,6 +91,24 @@ class CredentialsNeverPrintedTest {
       {"outbox", "retention", "--older-than", "7d", "--dry-run", "--jdbc-url", url},
       {"inbox", "dead-letters", "--consumer", "c", "--jdbc-url", url},
       {"inbox", "gaps", "--consumer", "c", "--jdbc-url", url},
+      {
+        "inbox",
+        "advance",
+        "--consumer",
+        "c",
+        "--aggregate-type",
+        "Order",
+        "--aggregate-id",
+        "o-9",
+        "--to-version",
+        "1",
+        "--reason",
+        "test",
+        "--jdbc-url",
+        url
+      },
+      {"inbox", "advances", "--consumer", "c", "--jdbc-url", url},
+      {"cdc", "status", "--jdbc-url", url},
       {"inbox", "retention", "--older-than", "7d", "--dry-run", "--jdbc-url", url},
       {"saga", "list", "--jdbc-url", url},
       {"saga", "show", id, "--jdbc-url", url},
@@ -178,6 +196,7 @@ class CredentialsNeverPrintedTest {
     assertNoSecret("bench", "saga", "--jdbc-url", PG_DEAD, "--kafka-bootstrap", "127.0.0.1:1");
     assertNoSecret("bench", "xa", "--jdbc-url", PG_DEAD, "--mariadb-url", MARIADB_DEAD);
     assertNoSecret("compare", "--jdbc-url", PG_DEAD, "--mariadb-url", MARIADB_DEAD);
+    assertNoSecret("dashboard", "--jdbc-url", PG_DEAD, "--port", "0");
     assertNoSecret(
         "drill", "broker-outage", "--jdbc-url", PG_DEAD, "--kafka-bootstrap", "127.0.0.1:1");
     for (String broker :
