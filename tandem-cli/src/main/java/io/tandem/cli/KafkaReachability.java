@@ -39,24 +39,16 @@ final class KafkaReachability {
     try (Admin admin = Admin.create(config)) {
       admin.describeCluster().clusterId().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
     } catch (TimeoutException e) {
-      throw new TandemException(
-          "Kafka at "
-              + bootstrapServers
-              + " did not answer within "
-              + timeout.toMillis()
-              + " ms (--publish-timeout) with security.protocol="
-              + protocol
-              + ". Is it running and reachable? If its listener needs TLS or SASL, give the"
-              + " client settings with --kafka-config FILE or --kafka-property KEY=VALUE"
-              + " (docs/security.md, 'Secured brokers').");
+      throw noAnswer(bootstrapServers, protocol, timeout);
     } catch (ExecutionException e) {
       Throwable cause = e.getCause();
-      boolean timedOut = cause instanceof org.apache.kafka.common.errors.TimeoutException;
+      if (cause instanceof org.apache.kafka.common.errors.TimeoutException) {
+        throw noAnswer(bootstrapServers, protocol, timeout); // the client's own timeout came first
+      }
       throw new TandemException(
           "Kafka at "
               + bootstrapServers
-              + (timedOut ? " did not answer" : " refused the connection")
-              + " with security.protocol="
+              + " refused the connection with security.protocol="
               + protocol
               + ": "
               + ErrorSummary.of(cause)
@@ -71,5 +63,19 @@ final class KafkaReachability {
               + ErrorSummary.of(e)
               + " (check --kafka-config and --kafka-property)");
     }
+  }
+
+  private static TandemException noAnswer(
+      String bootstrapServers, String protocol, Duration timeout) {
+    return new TandemException(
+        "Kafka at "
+            + bootstrapServers
+            + " did not answer within "
+            + timeout.toMillis()
+            + " ms (--publish-timeout) with security.protocol="
+            + protocol
+            + ". Is it running and reachable? If its listener needs TLS or SASL, give the"
+            + " client settings with --kafka-config FILE or --kafka-property KEY=VALUE"
+            + " (docs/security.md, 'Secured brokers').");
   }
 }
