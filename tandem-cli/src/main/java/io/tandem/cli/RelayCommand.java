@@ -165,7 +165,7 @@ final class RelayCommand implements Callable<Integer> {
     HttpEndpoint endpoint = httpPort < 0 ? null : httpEndpoint(System.getenv());
     CountDownLatch stopped = new CountDownLatch(1);
     try (HikariDataSource ds = database.pool("tandem-relay", 4);
-        Transport broker = transport.build()) {
+        Transport broker = transport.build(publishTimeout)) {
       if (migrate) {
         Migrations.migrate(ds);
       }
@@ -193,9 +193,10 @@ final class RelayCommand implements Callable<Integer> {
         relay.start();
         System.err.printf(
             Locale.ROOT,
-            "tandem relay %s publishing via %s%s%n",
+            "tandem relay %s publishing via %s%s%s%n",
             relay.relayId(),
             broker.name(),
+            transport.connectionNote(),
             http == null
                 ? ""
                 : "; health and metrics on http://"
@@ -234,7 +235,7 @@ final class RelayCommand implements Callable<Integer> {
     HttpEndpoint endpoint = httpPort < 0 ? null : httpEndpoint(System.getenv());
     CountDownLatch stopped = new CountDownLatch(1);
     try (HikariDataSource ds = database.pool("tandem-cdc", 3);
-        Transport broker = transport.build()) {
+        Transport broker = transport.build(publishTimeout)) {
       if (!database.jdbcUrl.startsWith("jdbc:postgresql:")) {
         throw new IllegalArgumentException(
             "--mode cdc needs PostgreSQL (its WAL); use --mode polling for "
@@ -292,10 +293,11 @@ final class RelayCommand implements Callable<Integer> {
         relay.start();
         System.err.printf(
             Locale.ROOT,
-            "tandem relay %s (cdc, slot %s) publishing via %s%s%n",
+            "tandem relay %s (cdc, slot %s) publishing via %s%s%s%n",
             relay.relayId(),
             slot,
             broker.name(),
+            transport.connectionNote(),
             http == null ? "" : "; health and metrics on port " + http.port());
         try {
           relay.awaitStop(Duration.ofDays(36500));

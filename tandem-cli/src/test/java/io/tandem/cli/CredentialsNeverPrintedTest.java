@@ -91,7 +91,6 @@ class CredentialsNeverPrintedTest {
       {"outbox", "retention", "--older-than", "7d", "--dry-run", "--jdbc-url", url},
       {"inbox", "dead-letters", "--consumer", "c", "--jdbc-url", url},
       {"inbox", "gaps", "--consumer", "c", "--jdbc-url", url},
-      {"inbox", "retention", "--older-than", "7d", "--dry-run", "--jdbc-url", url},
       {
         "inbox",
         "advance",
@@ -110,6 +109,7 @@ class CredentialsNeverPrintedTest {
       },
       {"inbox", "advances", "--consumer", "c", "--jdbc-url", url},
       {"cdc", "status", "--jdbc-url", url},
+      {"inbox", "retention", "--older-than", "7d", "--dry-run", "--jdbc-url", url},
       {"saga", "list", "--jdbc-url", url},
       {"saga", "show", id, "--jdbc-url", url},
       {"saga", "retry-stuck", id, "--jdbc-url", url},
@@ -197,6 +197,7 @@ class CredentialsNeverPrintedTest {
     assertNoSecret("bench", "pipeline", "--jdbc-url", PG_DEAD, "--kafka-bootstrap", "127.0.0.1:1");
     assertNoSecret("bench", "xa", "--jdbc-url", PG_DEAD, "--mariadb-url", MARIADB_DEAD);
     assertNoSecret("compare", "--jdbc-url", PG_DEAD, "--mariadb-url", MARIADB_DEAD);
+    assertNoSecret("dashboard", "--jdbc-url", PG_DEAD, "--port", "0");
     assertNoSecret(
         "drill", "broker-outage", "--jdbc-url", PG_DEAD, "--kafka-bootstrap", "127.0.0.1:1");
     for (String broker :
@@ -235,7 +236,77 @@ class CredentialsNeverPrintedTest {
     assertNoSecretWhileRunning("dashboard", "--jdbc-url", pgLive, "--port", "0");
     assertNoSecretWhileRunning(
         "dashboard", "--jdbc-url", pgLive, "--port", "0", "--participant", "a=" + pgLive);
-    assertNoSecret("dashboard", "--jdbc-url", PG_DEAD, "--port", "0");
+  }
+
+  /**
+   * Kafka client settings holding a SASL password (a JAAS line), given by {@code --kafka-property}
+   * and by {@code --kafka-config}, on a broker whose listener does not speak SASL: the start-up
+   * check fails and says so. A malformed {@code --kafka-property}, and a NATS credentials file
+   * whose seed the client cannot use, print no secret either.
+   */
+  @Test
+  void kafkaClientSettingsAndNatsCredentialsNeverPrintTheirSecrets() throws Exception {
+    String jaas =
+        "sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required"
+            + " username=\"app\" password=\""
+            + SECRET
+            + "\";";
+    String kafka = TestInfrastructure.kafka().bootstrapServers();
+    String[] common = {"--jdbc-url", pgLive, "--http-port", "-1", "--publish-timeout", "2s"};
+    String sasl =
+        assertNoSecret(
+            concat(
+                new String[] {"relay", "--kafka-bootstrap", kafka},
+                common,
+                new String[] {
+                  "--kafka-property",
+                  "security.protocol=SASL_PLAINTEXT",
+                  "--kafka-property",
+                  "sasl.mechanism=PLAIN",
+                  "--kafka-property",
+                  jaas
+                }));
+    assertThat(sasl).contains("Kafka at " + kafka).contains("security.protocol=SASL_PLAINTEXT");
+    java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("tandem-secrets");
+    java.nio.file.Path config = dir.resolve("kafka.properties");
+    java.nio.file.Files.writeString(
+        config, "security.protocol=SASL_PLAINTEXT\nsasl.mechanism=PLAIN\n" + jaas + "\n");
+    assertThat(
+            assertNoSecret(
+                concat(
+                    new String[] {"relay", "--kafka-bootstrap", kafka},
+                    common,
+                    new String[] {"--kafka-config", config.toString()})))
+        .contains("Kafka at " + kafka)
+        .contains("security.protocol=SASL_PLAINTEXT");
+    assertThat(
+            assertNoSecret(
+                concat(
+                    new String[] {"relay", "--kafka-bootstrap", kafka},
+                    common,
+                    new String[] {"--kafka-property", "ssl.key.password:" + SECRET})))
+        .contains("--kafka-property needs KEY=VALUE");
+    java.nio.file.Path creds = dir.resolve("app.creds");
+    java.nio.file.Files.writeString(creds, BrokerClientOptionsTest.fakeCreds());
+    assertThat(java.nio.file.Files.readString(creds)).contains(SECRET);
+    assertNoSecretWhileRunning(
+        "relay",
+        "--jdbc-url",
+        pgLive,
+        "--http-port",
+        "-1",
+        "--nats-url",
+        "nats://127.0.0.1:4222",
+        "--nats-credentials",
+        creds.toString(),
+        "--poll-interval",
+        "100ms",
+        "--publish-timeout",
+        "1s");
+  }
+
+  private static String[] concat(String[]... parts) {
+    return java.util.Arrays.stream(parts).flatMap(java.util.Arrays::stream).toArray(String[]::new);
   }
 
   /** Every command with an option that takes a URL is run above (a new one must be added). */
@@ -245,6 +316,7 @@ class CredentialsNeverPrintedTest {
     if (covered.isEmpty()) { // run alone
       theDatabaseCommandsNeverPrintThePassword();
       theServerCommandsNeverPrintThePassword();
+      kafkaClientSettingsAndNatsCredentialsNeverPrintTheirSecrets();
     }
     List<String> missing = new ArrayList<>();
     walk(TandemCommand.commandLine(), missing);
@@ -258,7 +330,10 @@ class CredentialsNeverPrintedTest {
       if (name.endsWith("-url")
           || name.endsWith("-uri")
           || name.equals("--participant")
-          || name.equals("--service")) {
+          || name.equals("--service")
+          || name.equals("--kafka-property")
+          || name.equals("--kafka-config")
+          || name.equals("--nats-credentials")) {
         String key = spec.qualifiedName(" ").replaceFirst("^tandem ", "") + " " + name;
         if (!covered.contains(key)
             && !name.equals("--rabbitmq-uri")
@@ -274,13 +349,14 @@ class CredentialsNeverPrintedTest {
         .forEach(c -> walk(c, missing));
   }
 
-  private void assertNoSecret(String... args) {
+  private String assertNoSecret(String... args) {
     Captured run = capture(() -> Cli.run(args));
     assertThat(run.text())
         .as("tandem %s printed:%n%s", String.join(" ", args), run.text())
         .doesNotContain(SECRET)
         .isNotBlank();
     record(args);
+    return run.text();
   }
 
   private void assertNoSecretWhileRunning(String... args) throws Exception {
@@ -355,6 +431,9 @@ class CredentialsNeverPrintedTest {
     System.setErr(both);
     try {
       Cli cli = run.run();
+      if (cli != null) {
+        both.print(cli.out() + cli.err()); // into the report below, as the user saw it
+      }
       return new Captured(cli, printed.toString(StandardCharsets.UTF_8));
     } catch (Exception e) {
       throw new AssertionError(e);

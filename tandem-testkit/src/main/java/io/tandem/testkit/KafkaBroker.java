@@ -3,6 +3,7 @@ package io.tandem.testkit;
 import io.tandem.testkit.internal.ClusterReadiness;
 import io.tandem.testkit.internal.ExitCleanup;
 import io.tandem.testkit.internal.KraftNode;
+import io.tandem.testkit.internal.SelfSignedTls;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -98,6 +99,42 @@ public final class KafkaBroker implements AutoCloseable {
   /** Returns the value for the clients' {@code bootstrap.servers}. */
   public String bootstrapServers() {
     return bootstrapServers;
+  }
+
+  /**
+   * Returns the {@code host:port} of the TLS listener of a broker built with {@link
+   * Builder#tlsListener()}.
+   *
+   * @throws IllegalStateException if it has none
+   */
+  public String tlsBootstrapServers() {
+    requireTls();
+    return node.tlsBootstrapServers();
+  }
+
+  /**
+   * Returns the client settings that reach {@link #tlsBootstrapServers()}: {@code
+   * security.protocol=SSL} and the truststore holding the broker's self-signed certificate ({@code
+   * ssl.truststore.location}, {@code ssl.truststore.password}, {@code ssl.truststore.type}).
+   *
+   * @throws IllegalStateException if the broker has no TLS listener
+   */
+  public Map<String, String> tlsClientProperties() {
+    requireTls();
+    SelfSignedTls tls = node.tls();
+    Map<String, String> properties = new LinkedHashMap<>();
+    properties.put("security.protocol", "SSL");
+    properties.put("ssl.truststore.location", tls.truststore().toString());
+    properties.put("ssl.truststore.password", tls.password());
+    properties.put("ssl.truststore.type", "PKCS12");
+    return properties;
+  }
+
+  private void requireTls() {
+    if (node == null || node.tls() == null) {
+      throw new IllegalStateException(
+          this + " has no TLS listener: build it with KafkaBroker.embedded().tlsListener()");
+    }
   }
 
   /**
@@ -273,8 +310,20 @@ public final class KafkaBroker implements AutoCloseable {
     private int defaultPartitions = DEFAULT_PARTITIONS;
     private Duration startupTimeout = DEFAULT_STARTUP_TIMEOUT;
     private final Map<String, String> brokerConfig = new LinkedHashMap<>();
+    private boolean tlsListener;
 
     private Builder() {}
+
+    /**
+     * Adds a second listener that speaks TLS, on a self-signed certificate for {@code 127.0.0.1}
+     * made at start (a PKCS12 keystore and truststore in the broker's temporary directory). Clients
+     * reach it at {@link KafkaBroker#tlsBootstrapServers()} with {@link
+     * KafkaBroker#tlsClientProperties()}; the plaintext listener stays.
+     */
+    public Builder tlsListener() {
+      this.tlsListener = true;
+      return this;
+    }
 
     /**
      * Partitions of topics created automatically on first use; default {@value
@@ -321,7 +370,8 @@ public final class KafkaBroker implements AutoCloseable {
      * @throws IllegalStateException if it does not start within the startup timeout
      */
     public KafkaBroker start() {
-      KraftNode node = KraftNode.format(defaultPartitions, brokerConfig, startupTimeout);
+      KraftNode node =
+          KraftNode.format(defaultPartitions, brokerConfig, startupTimeout, tlsListener);
       try {
         node.start();
       } catch (RuntimeException e) {

@@ -3,6 +3,7 @@ package io.tandem.rabbitmq.internal;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
 import com.rabbitmq.client.ExceptionHandler;
+import com.rabbitmq.client.SslEngineConfigurators;
 import com.rabbitmq.client.impl.ForgivingExceptionHandler;
 import com.rabbitmq.client.impl.nio.NioParams;
 import java.net.URI;
@@ -59,6 +60,9 @@ public final class AmqpConnections {
     }
   }
 
+  /** The TLS versions an {@code amqps} connection offers (see {@link #factory}). */
+  static final String[] TLS_PROTOCOLS = {"TLSv1.2"};
+
   /** {@code uri} with its password replaced by {@code ***}, for messages and logs. */
   public static String redact(String uri) {
     return io.tandem.core.Redaction.redact(uri);
@@ -85,11 +89,20 @@ public final class AmqpConnections {
     factory.setThreadFactory(threads);
     factory.setExceptionHandler(QUIET_DRIVER_ERRORS);
     factory.useNio();
-    factory.setNioParams(
+    NioParams nio =
         new NioParams()
             .setThreadFactory(threads)
             .setWriteQueueCapacity(WRITE_QUEUE_CAPACITY)
-            .setWriteEnqueuingTimeoutInMs(WRITE_ENQUEUE_TIMEOUT_MS));
+            .setWriteEnqueuingTimeoutInMs(WRITE_ENQUEUE_TIMEOUT_MS);
+    if (factory.isSSL()) {
+      // These NioParams replace the ones enableHostnameVerification() configured: say it again.
+      // NIO mode reads TLS 1.3 records wrongly ("Bad frame end marker: 0", TlsBrokerUrlsTest in
+      // tandem-cli): offer TLS 1.2, which every RabbitMQ with TLS accepts.
+      nio.setSslEngineConfigurator(
+          SslEngineConfigurators.enableHostnameVerification()
+              .andThen(engine -> engine.setEnabledProtocols(TLS_PROTOCOLS)));
+    }
+    factory.setNioParams(nio);
     return factory;
   }
 

@@ -34,14 +34,23 @@ public final class KraftNode {
   private final Map<String, String> config;
   private final String bootstrapServers;
   private final Duration startupTimeout;
+  private final String tlsBootstrapServers;
+  private final SelfSignedTls tls;
   private KafkaRaftServer server;
 
   private KraftNode(
-      Path directory, Map<String, String> config, String bootstrapServers, Duration timeout) {
+      Path directory,
+      Map<String, String> config,
+      String bootstrapServers,
+      Duration timeout,
+      String tlsBootstrapServers,
+      SelfSignedTls tls) {
     this.directory = directory;
     this.config = config;
     this.bootstrapServers = bootstrapServers;
     this.startupTimeout = timeout;
+    this.tlsBootstrapServers = tlsBootstrapServers;
+    this.tls = tls;
   }
 
   /**
@@ -49,20 +58,43 @@ public final class KraftNode {
    * single-node cluster; the node is not started yet.
    *
    * @param overrides broker settings that replace the defaults chosen here
+   * @param withTls whether the node also listens with TLS, on a certificate made here
    */
   public static KraftNode format(
-      int defaultPartitions, Map<String, String> overrides, Duration startupTimeout) {
-    int[] ports = FreePorts.allocate(2);
+      int defaultPartitions,
+      Map<String, String> overrides,
+      Duration startupTimeout,
+      boolean withTls) {
+    int[] ports = FreePorts.allocate(withTls ? 3 : 2);
     String listener = "127.0.0.1:" + ports[0];
     String controller = "127.0.0.1:" + ports[1];
+    String tlsListener = withTls ? "127.0.0.1:" + ports[2] : null;
     Path directory = TemporaryDirectory.create("tandem-kafka-");
+    SelfSignedTls tls = null;
+    if (withTls) {
+      try {
+        tls = SelfSignedTls.create(directory);
+      } catch (RuntimeException e) {
+        TemporaryDirectory.delete(directory);
+        throw e;
+      }
+    }
     Map<String, String> config = new LinkedHashMap<>();
     config.put("process.roles", "broker,controller");
     config.put("node.id", String.valueOf(NODE_ID));
     config.put("controller.quorum.voters", NODE_ID + "@" + controller);
-    config.put("listeners", "PLAINTEXT://" + listener + ",CONTROLLER://" + controller);
-    config.put("advertised.listeners", "PLAINTEXT://" + listener);
-    config.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+    String ssl = withTls ? ",SSL://" + tlsListener : "";
+    config.put("listeners", "PLAINTEXT://" + listener + ",CONTROLLER://" + controller + ssl);
+    config.put("advertised.listeners", "PLAINTEXT://" + listener + ssl);
+    config.put(
+        "listener.security.protocol.map",
+        "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT" + (withTls ? ",SSL:SSL" : ""));
+    if (withTls) {
+      config.put("listener.name.ssl.ssl.keystore.location", tls.keystore().toString());
+      config.put("listener.name.ssl.ssl.keystore.password", tls.password());
+      config.put("listener.name.ssl.ssl.key.password", tls.password());
+      config.put("listener.name.ssl.ssl.keystore.type", "PKCS12");
+    }
     config.put("controller.listener.names", "CONTROLLER");
     config.put("inter.broker.listener.name", "PLAINTEXT");
     config.put("log.dirs", directory.resolve("data").toString());
@@ -83,7 +115,7 @@ public final class KraftNode {
     config.put("num.network.threads", "2");
     config.put("num.io.threads", "4");
     config.putAll(overrides);
-    KraftNode node = new KraftNode(directory, config, listener, startupTimeout);
+    KraftNode node = new KraftNode(directory, config, listener, startupTimeout, tlsListener, tls);
     try {
       node.formatStorage();
     } catch (RuntimeException e) {
@@ -96,6 +128,16 @@ public final class KraftNode {
   /** Returns the {@code host:port} clients connect to. */
   public String bootstrapServers() {
     return bootstrapServers;
+  }
+
+  /** Returns the {@code host:port} of the TLS listener, or null without one. */
+  public String tlsBootstrapServers() {
+    return tlsBootstrapServers;
+  }
+
+  /** Returns the TLS listener's certificate and stores, or null without one. */
+  public SelfSignedTls tls() {
+    return tls;
   }
 
   /** Returns the directory holding the configuration and the log directory. */
