@@ -18,7 +18,14 @@ import java.util.function.Supplier;
  */
 public final class BacklogHealth {
   /** Up or down, with the figures that decided it. */
-  public record Result(boolean up, Map<String, Object> details) {}
+  public record Result(boolean up, Map<String, Object> details) {
+    /** Up when both are; the details of both (this one's first). */
+    public Result and(Result other) {
+      Map<String, Object> all = new LinkedHashMap<>(details);
+      all.putAll(other.details);
+      return new Result(up && other.up, all);
+    }
+  }
 
   private final OutboxOperations operations;
   private final Duration maxOldestPendingAge;

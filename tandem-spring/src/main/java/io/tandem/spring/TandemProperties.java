@@ -2,6 +2,8 @@ package io.tandem.spring;
 
 import io.tandem.outbox.OutboxRelay;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import org.springframework.validation.Errors;
 import org.springframework.validation.Validator;
 
@@ -184,12 +186,34 @@ public class TandemProperties implements Validator {
     /** Above this age of the oldest unpublished event, health is DOWN. */
     private Duration maxOldestPendingAge = Duration.ofMinutes(5);
 
+    /** The inbox consumers whose gaps (and dead letters, in the details) health reports. */
+    private List<String> consumers = new ArrayList<>();
+
+    /** Above this age of a consumer's gap (a version that has not arrived), health is DOWN. */
+    private Duration maxGapAge = Duration.ofMinutes(5);
+
     public Duration getMaxOldestPendingAge() {
       return maxOldestPendingAge;
     }
 
     public void setMaxOldestPendingAge(Duration maxOldestPendingAge) {
       this.maxOldestPendingAge = maxOldestPendingAge;
+    }
+
+    public List<String> getConsumers() {
+      return consumers;
+    }
+
+    public void setConsumers(List<String> consumers) {
+      this.consumers = consumers;
+    }
+
+    public Duration getMaxGapAge() {
+      return maxGapAge;
+    }
+
+    public void setMaxGapAge(Duration maxGapAge) {
+      this.maxGapAge = maxGapAge;
     }
   }
 
@@ -225,6 +249,7 @@ public class TandemProperties implements Validator {
       errors.reject("tandem.relay", "tandem.relay: " + e.getMessage());
     }
     positive(errors, "health.maxOldestPendingAge", p.health.maxOldestPendingAge);
+    positive(errors, "health.maxGapAge", p.health.maxGapAge);
     positive(errors, "metrics.refreshInterval", p.metrics.refreshInterval);
     if (p.kafka.topicPrefix == null || !p.kafka.topicPrefix.matches("[A-Za-z0-9._-]{0,200}")) {
       errors.rejectValue(

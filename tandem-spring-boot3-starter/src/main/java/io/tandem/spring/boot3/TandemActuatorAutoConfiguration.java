@@ -1,11 +1,15 @@
 package io.tandem.spring.boot3;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.tandem.inbox.InboxOperations;
 import io.tandem.outbox.OutboxMetrics;
 import io.tandem.outbox.OutboxOperations;
+import io.tandem.saga.SagaQueries;
 import io.tandem.spring.BacklogHealth;
 import io.tandem.spring.RelayLifecycle;
+import io.tandem.spring.StuckWorkHealth;
 import io.tandem.spring.TandemProperties;
+import javax.sql.DataSource;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -37,7 +41,8 @@ public class TandemActuatorAutoConfiguration {
     TandemHealthIndicator tandemHealthIndicator(
         OutboxOperations operations,
         TandemProperties properties,
-        ObjectProvider<RelayLifecycle> relay) {
+        ObjectProvider<RelayLifecycle> relay,
+        DataSource dataSource) {
       return new TandemHealthIndicator(
           new BacklogHealth(
               operations,
@@ -46,7 +51,12 @@ public class TandemActuatorAutoConfiguration {
                 RelayLifecycle r = relay.getIfAvailable();
                 return r == null ? null : r.relay();
               },
-              properties.getRelay().getLeaseDuration()));
+              properties.getRelay().getLeaseDuration()),
+          new StuckWorkHealth(
+              SagaQueries.of(dataSource),
+              InboxOperations.create(dataSource),
+              properties.getHealth().getConsumers(),
+              properties.getHealth().getMaxGapAge()));
     }
   }
 

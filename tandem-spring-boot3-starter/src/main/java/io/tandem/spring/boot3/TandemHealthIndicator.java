@@ -1,21 +1,27 @@
 package io.tandem.spring.boot3;
 
 import io.tandem.spring.BacklogHealth;
+import io.tandem.spring.StuckWorkHealth;
 import org.springframework.boot.actuate.health.AbstractHealthIndicator;
 import org.springframework.boot.actuate.health.Health;
 
-/** Health component {@code tandem}: Boot 3's mapping of {@link BacklogHealth}. */
+/**
+ * Health component {@code tandem}: Boot 3's mapping of {@link BacklogHealth} and {@link
+ * StuckWorkHealth}.
+ */
 public class TandemHealthIndicator extends AbstractHealthIndicator {
   private final BacklogHealth health;
+  private final StuckWorkHealth stuckWork;
 
-  public TandemHealthIndicator(BacklogHealth health) {
-    super("Tandem's outbox health check failed");
+  public TandemHealthIndicator(BacklogHealth health, StuckWorkHealth stuckWork) {
+    super("Tandem's health check failed");
     this.health = health;
+    this.stuckWork = stuckWork;
   }
 
   @Override
   protected void doHealthCheck(Health.Builder builder) {
-    BacklogHealth.Result r = health.check();
+    BacklogHealth.Result r = health.check().and(stuckWork.check());
     (r.up() ? builder.up() : builder.down()).withDetails(r.details());
   }
 }

@@ -37,6 +37,8 @@ class ConfigurationMetadataTest {
             "tandem.kafka.source",
             "tandem.kafka.topic-prefix",
             "tandem.health.max-oldest-pending-age",
+            "tandem.health.consumers",
+            "tandem.health.max-gap-age",
             "tandem.metrics.refresh-interval");
     assertThat(properties.values())
         .allSatisfy(
@@ -58,6 +60,8 @@ class ConfigurationMetadataTest {
         .isEqualTo(defaults.getRelay().getPollInterval());
     assertThat(duration(properties, "tandem.health.max-oldest-pending-age"))
         .isEqualTo(defaults.getHealth().getMaxOldestPendingAge());
+    assertThat(duration(properties, "tandem.health.max-gap-age"))
+        .isEqualTo(defaults.getHealth().getMaxGapAge());
     assertThat(duration(properties, "tandem.metrics.refresh-interval"))
         .isEqualTo(defaults.getMetrics().getRefreshInterval());
     assertThat(properties.get("tandem.kafka.topic-prefix").path("defaultValue").asText())
