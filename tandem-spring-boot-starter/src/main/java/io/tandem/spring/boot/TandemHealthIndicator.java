@@ -1,27 +1,22 @@
 package io.tandem.spring.boot;
 
 import io.tandem.spring.BacklogHealth;
-import io.tandem.spring.StuckWorkHealth;
+import io.tandem.spring.TandemHealth;
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
 
-/**
- * Health component {@code tandem}: Boot 4's mapping of {@link BacklogHealth} and {@link
- * StuckWorkHealth}.
- */
+/** Health component {@code tandem}: Boot 4's mapping of {@link TandemHealth}. */
 public class TandemHealthIndicator extends AbstractHealthIndicator {
-  private final BacklogHealth health;
-  private final StuckWorkHealth stuckWork;
+  private final TandemHealth health;
 
-  public TandemHealthIndicator(BacklogHealth health, StuckWorkHealth stuckWork) {
+  public TandemHealthIndicator(TandemHealth health) {
     super("Tandem's health check failed");
     this.health = health;
-    this.stuckWork = stuckWork;
   }
 
   @Override
   protected void doHealthCheck(Health.Builder builder) {
-    BacklogHealth.Result r = health.check().and(stuckWork.check());
+    BacklogHealth.Result r = health.check();
     (r.up() ? builder.up() : builder.down()).withDetails(r.details());
   }
 }

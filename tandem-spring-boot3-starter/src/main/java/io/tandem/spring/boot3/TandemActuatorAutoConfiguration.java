@@ -1,13 +1,10 @@
 package io.tandem.spring.boot3;
 
 import io.micrometer.core.instrument.MeterRegistry;
-import io.tandem.inbox.InboxOperations;
 import io.tandem.outbox.OutboxMetrics;
 import io.tandem.outbox.OutboxOperations;
-import io.tandem.saga.SagaQueries;
-import io.tandem.spring.BacklogHealth;
 import io.tandem.spring.RelayLifecycle;
-import io.tandem.spring.StuckWorkHealth;
+import io.tandem.spring.TandemHealth;
 import io.tandem.spring.TandemProperties;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.ObjectProvider;
@@ -44,19 +41,14 @@ public class TandemActuatorAutoConfiguration {
         ObjectProvider<RelayLifecycle> relay,
         DataSource dataSource) {
       return new TandemHealthIndicator(
-          new BacklogHealth(
+          TandemHealth.of(
+              dataSource,
               operations,
-              properties.getHealth().getMaxOldestPendingAge(),
+              properties,
               () -> {
                 RelayLifecycle r = relay.getIfAvailable();
                 return r == null ? null : r.relay();
-              },
-              properties.getRelay().getLeaseDuration()),
-          new StuckWorkHealth(
-              SagaQueries.of(dataSource),
-              InboxOperations.create(dataSource),
-              properties.getHealth().getConsumers(),
-              properties.getHealth().getMaxGapAge()));
+              }));
     }
   }
 
