@@ -4,6 +4,7 @@ import io.tandem.core.ErrorClass;
 import io.tandem.core.ErrorSummary;
 import io.tandem.core.Event;
 import io.tandem.core.PublishException;
+import io.tandem.core.Tracing;
 import io.tandem.core.spi.PublishOutcome;
 import io.tandem.core.spi.Transport;
 import io.tandem.core.spi.TransportReplies;
@@ -23,10 +24,16 @@ import java.util.Map;
 public final class RoundPublisher {
   private final Transport transport;
   private final Duration timeout;
+  private final Tracing tracing;
 
   public RoundPublisher(Transport transport, Duration timeout) {
+    this(transport, timeout, Tracing.get());
+  }
+
+  RoundPublisher(Transport transport, Duration timeout, Tracing tracing) {
     this.transport = transport;
     this.timeout = timeout;
+    this.tracing = tracing;
   }
 
   /** An event to publish, from outbox row {@code rowId}, as attempt number {@code attempt}. */
@@ -81,8 +88,14 @@ public final class RoundPublisher {
 
   private List<PublishOutcome> send(List<Item> round) {
     List<Event> events = round.stream().map(Item::event).toList();
-    try {
+    // one span per broker call, linked to each event's own trace, as the polling relay makes
+    try (Tracing.Span span = tracing.startBatch("publish " + transport.name(), events)) {
       List<PublishOutcome> outcomes = transport.publish(events, timeout);
+      span.outcome(
+          outcomes.stream().filter(PublishOutcome::acknowledged).count()
+              + " of "
+              + events.size()
+              + " acknowledged");
       TransportReplies.check(
           transport.name(), events.stream().map(Event::eventId).toList(), outcomes);
       return outcomes;

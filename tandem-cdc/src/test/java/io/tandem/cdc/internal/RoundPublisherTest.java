@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.tandem.core.ErrorClass;
 import io.tandem.core.Event;
 import io.tandem.core.PublishException;
+import io.tandem.core.Tracing;
 import io.tandem.core.spi.PublishOutcome;
 import io.tandem.core.spi.Transport;
 import io.tandem.testkit.TestEvents;
@@ -87,5 +88,51 @@ class RoundPublisherTest {
     assertThat(result.everythingFailed()).isTrue();
     assertThat(result.failed()).hasSize(2).allMatch(f -> f.error().retriable());
     assertThat(result.failed().get(0).error().getMessage()).contains("client closed");
+  }
+
+  @Test
+  void eachBrokerCallIsOneSpanOverItsEventsWithItsOutcome() {
+    List<String> spans = new ArrayList<>();
+    Tracing recording =
+        new Tracing() {
+          @Override
+          public java.util.Map<String, String> currentContext() {
+            return java.util.Map.of();
+          }
+
+          @Override
+          public Span startConsumer(Event event, String consumer, String origin) {
+            throw new AssertionError("a relay starts no consumer span");
+          }
+
+          @Override
+          public Span startBatch(String name, List<Event> events) {
+            StringBuilder line = new StringBuilder(name + " " + events.size() + " events");
+            return new Span() {
+              @Override
+              public void outcome(String outcome) {
+                line.append(": ").append(outcome);
+              }
+
+              @Override
+              public void failed(Throwable failure) {
+                line.append(": failed");
+              }
+
+              @Override
+              public void close() {
+                spans.add(line.toString());
+              }
+            };
+          }
+        };
+    new RoundPublisher(new Recording("order-1", false), Duration.ofSeconds(1), recording)
+        .publish(items(TestEvents.events("order", 3, 9)));
+
+    assertThat(spans)
+        .containsExactly(
+            "publish recording 3 events: 2 of 3 acknowledged",
+            "publish recording 2 events: 2 of 2 acknowledged",
+            "publish recording 2 events: 2 of 2 acknowledged");
   }
 }
