@@ -11,6 +11,7 @@ import io.tandem.inbox.InboxProcessor.Decoded;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.OptionalLong;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -106,6 +107,18 @@ public final class ConsumerRunner implements AutoCloseable {
             .register(b.meterRegistry);
     Gauge.builder("tandem.consumer.in_flight", inFlight, AtomicLong::get)
         .description("Messages taken from the source and not yet finished")
+        .tag("consumer", processor.consumer())
+        .register(b.meterRegistry);
+    MessageSource lagging = source;
+    Gauge.builder(
+            "tandem.consumer.lag",
+            () -> {
+              OptionalLong lag = lagging.lag();
+              return lag.isPresent() ? (double) lag.getAsLong() : Double.NaN;
+            })
+        .description(
+            "Messages of the source not processed yet, as the broker reports it (NaN where the"
+                + " source cannot tell)")
         .tag("consumer", processor.consumer())
         .register(b.meterRegistry);
   }

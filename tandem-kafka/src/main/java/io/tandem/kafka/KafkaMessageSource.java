@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.CloseOptions;
@@ -170,6 +171,17 @@ public final class KafkaMessageSource implements MessageSource {
    */
   public synchronized Set<TopicPartition> assignment() {
     return loop == null ? Set.of() : loop.assignment();
+  }
+
+  /**
+   * Records of this source's partitions not processed yet, as of its last poll: what the broker
+   * holds beyond the consumer's position (Kafka's records-lag, no extra request) plus what was
+   * fetched and not acknowledged. Empty before the broker reported it.
+   */
+  @Override
+  public synchronized OptionalLong lag() {
+    long lag = loop == null ? -1 : loop.lag();
+    return lag < 0 ? OptionalLong.empty() : OptionalLong.of(lag);
   }
 
   /** Records fetched so far, handed over or not (for tests of back-pressure). */

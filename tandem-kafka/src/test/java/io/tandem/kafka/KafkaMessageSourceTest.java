@@ -546,4 +546,33 @@ class KafkaMessageSourceTest {
     assertThat(unstarted.isRunning()).isFalse();
     assertThat(unstarted.assignment()).isEmpty();
   }
+
+  /**
+   * The lag is what is not processed yet: fetched and unacknowledged records count until they are
+   * acknowledged, records still on the broker until they are fetched; it reaches 0 when all are.
+   */
+  @Test
+  void theLagCountsWhatIsNotAcknowledgedYetAndFallsToZero() {
+    String topic = KafkaTestSupport.newTopic("source-lag", 2);
+    String group = KafkaTestSupport.unique("source-lag-group");
+    List<Event> events = KafkaTestSupport.events("Order", 5, 40);
+    publish(topic, events);
+    List<InboundMessage> held = new CopyOnWriteArrayList<>();
+
+    KafkaMessageSource source =
+        started(
+            source(group, topic),
+            message -> {
+              held.add(message); // not acknowledged yet
+              return true;
+            });
+    assertThat(source.lag()).as("before the broker said anything").isEmpty();
+
+    await().atMost(WAIT).until(() -> held.size() == events.size());
+    await().atMost(WAIT).until(() -> source.lag().orElse(-1) == events.size());
+    held.subList(0, 10).forEach(this::acknowledgeElsewhere);
+    await().atMost(WAIT).until(() -> source.lag().orElse(-1) == events.size() - 10);
+    held.subList(10, held.size()).forEach(this::acknowledgeElsewhere);
+    await().atMost(WAIT).until(() -> source.lag().orElse(-1) == 0);
+  }
 }

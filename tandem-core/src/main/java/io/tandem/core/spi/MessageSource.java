@@ -1,5 +1,7 @@
 package io.tandem.core.spi;
 
+import java.util.OptionalLong;
+
 /**
  * Receives messages from one broker subscription (a Kafka consumer group, a RabbitMQ queue, a NATS
  * JetStream durable consumer, a Redis Streams consumer group) and hands them to a {@link
@@ -36,6 +38,16 @@ public interface MessageSource extends AutoCloseable {
 
   /** Whether the receiving thread is alive: started and neither closed nor failed for good. */
   boolean isRunning();
+
+  /**
+   * How many messages of this source are not processed yet, where the broker tells it cheaply
+   * (Kafka: records-lag from the fetch responses plus those fetched and not acknowledged). Empty
+   * when the source cannot tell, or has not been told yet. The consumer runner exports it as the
+   * gauge {@code tandem.consumer.lag}. Any thread; must not block.
+   */
+  default OptionalLong lag() {
+    return OptionalLong.empty();
+  }
 
   @Override
   void close();

@@ -124,6 +124,16 @@ public final class HandOver {
     }
   }
 
+  /** Records handed over or buffered and not acknowledged yet, on every partition. */
+  public int unacknowledged() {
+    lock.lock();
+    try {
+      return unacknowledged(partitions.keySet());
+    } finally {
+      lock.unlock();
+    }
+  }
+
   private int unacknowledged(Collection<TopicPartition> of) {
     int count = 0;
     for (TopicPartition partition : of) {

@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -56,6 +57,7 @@ public final class SourceLoop implements Runnable {
   private final Settings settings;
   private final Set<TopicPartition> assignment = ConcurrentHashMap.newKeySet();
   private final AtomicLong fetched = new AtomicLong();
+  private final AtomicLong lag = new AtomicLong(-1);
   private final Object backoff = new Object();
   private volatile boolean stopping;
   private volatile boolean running = true;
@@ -90,6 +92,15 @@ public final class SourceLoop implements Runnable {
   /** The partitions currently assigned (a snapshot). */
   public Set<TopicPartition> assignment() {
     return Set.copyOf(assignment);
+  }
+
+  /**
+   * Records of the assigned partitions not processed yet, as of the last poll: those the broker
+   * holds beyond this consumer's position (Kafka's records-lag, from the fetch responses, no extra
+   * request) plus those fetched and not acknowledged; -1 before the broker told any.
+   */
+  public long lag() {
+    return lag.get();
   }
 
   /** Records fetched so far, handed over or not. */
@@ -141,8 +152,27 @@ public final class SourceLoop implements Runnable {
     ConsumerRecords<String, byte[]> records = consumer.poll(timeout);
     fetched.addAndGet(records.count());
     handOver.add(records);
+    noteLag();
     if (System.nanoTime() - lastCommit >= COMMIT_INTERVAL.toNanos()) {
       commit(null, "");
+    }
+  }
+
+  /**
+   * On the poll thread, which owns the consumer: {@code currentLag} reads what the fetches said.
+   */
+  private void noteLag() {
+    long behind = 0;
+    boolean known = false;
+    for (TopicPartition partition : consumer.assignment()) {
+      OptionalLong partitionLag = consumer.currentLag(partition);
+      if (partitionLag.isPresent()) {
+        behind += partitionLag.getAsLong();
+        known = true;
+      }
+    }
+    if (known) {
+      lag.set(behind + handOver.unacknowledged());
     }
   }
 
