@@ -522,6 +522,14 @@ public interface Dialect {
     return PortableSql.SAGA_STEP_NAME;
   }
 
+  /**
+   * The outbox headers of the last command an instance sent, while its outbox row is kept.
+   * Parameter: saga_id. Column: headers (a JSON object).
+   */
+  default String sagaLastCommandHeaders() {
+    return PortableSql.SAGA_LAST_COMMAND_HEADERS;
+  }
+
   /** Deletes one ended instance (never a running one). Parameter: saga_id. */
   default String sagaDelete() {
     return PortableSql.SAGA_DELETE;

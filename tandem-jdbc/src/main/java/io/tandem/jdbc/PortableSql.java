@@ -205,6 +205,15 @@ final class PortableSql {
        LIMIT 1
       """;
 
+  static final String SAGA_LAST_COMMAND_HEADERS =
+      """
+      SELECT o.headers FROM tandem_saga_step s
+        JOIN tandem_outbox o ON o.event_id = s.command_id
+       WHERE s.saga_id = ?
+       ORDER BY s.seq DESC
+       LIMIT 1
+      """;
+
   static final String SAGA_DELETE =
       "DELETE FROM tandem_saga WHERE saga_id = ? AND status IN ('COMPLETED', 'COMPENSATED')";
 

@@ -9,6 +9,7 @@ import io.tandem.core.EventHeaders;
 import io.tandem.core.EventLimits;
 import io.tandem.core.FaultInjector;
 import io.tandem.core.TandemException;
+import io.tandem.core.Tracing;
 import io.tandem.core.json.Json;
 import io.tandem.inbox.InboxProcessor;
 import io.tandem.jdbc.Dialect;
@@ -91,6 +92,7 @@ public final class SagaOrchestrator implements AutoCloseable {
   private final InboxProcessor replies;
   private final SagaQueries queries;
   private final MeterRegistry meters;
+  private final Tracing tracing = Tracing.get();
   private Thread timer; // guarded by this
   // Whether this thread's last reply moved its saga on: the consumer's commit that follows is a
   // step transition (a duplicate or a stale reply commits too, and is not one).
@@ -629,6 +631,20 @@ public final class SagaOrchestrator implements AutoCloseable {
           .increment();
     }
     int seq = store.nextSeq(conn, row.id());
+    EventHeaders.Builder headers =
+        EventHeaders.builder()
+            .correlationId(row.id().toString())
+            .put(SagaHeaders.SAGA_ID, row.id().toString())
+            .put(SagaHeaders.SAGA_TYPE, row.type())
+            .put(SagaHeaders.STEP, step.name())
+            .put(SagaHeaders.KIND, kind)
+            .put(SagaHeaders.ATTEMPT, Integer.toString(attempt))
+            .put(SagaHeaders.REPLY_TO, replyTo);
+    // Sent with no span current (the timer: a step's timeout, a retry, a compensation it
+    // starts): the command continues the trace of the saga's last command, not a new one.
+    if (tracing != Tracing.NONE && tracing.currentContext().isEmpty()) {
+      store.lastCommandTraceContext(conn, row.id()).forEach(headers::put);
+    }
     Event event =
         Event.builder()
             // one aggregate per command sent: commands are independent messages (no ordering)
@@ -636,16 +652,7 @@ public final class SagaOrchestrator implements AutoCloseable {
             .eventType(command)
             .storedPayload(row.data())
             .limits(limits)
-            .headers(
-                EventHeaders.builder()
-                    .correlationId(row.id().toString())
-                    .put(SagaHeaders.SAGA_ID, row.id().toString())
-                    .put(SagaHeaders.SAGA_TYPE, row.type())
-                    .put(SagaHeaders.STEP, step.name())
-                    .put(SagaHeaders.KIND, kind)
-                    .put(SagaHeaders.ATTEMPT, Integer.toString(attempt))
-                    .put(SagaHeaders.REPLY_TO, replyTo)
-                    .build())
+            .headers(headers.build())
             .occurredAt(now)
             .build();
     outbox.append(conn, event);

@@ -219,6 +219,60 @@ class TracingTest {
         .hasSize(1);
   }
 
+  /**
+   * A command lost on the way and sent again by the timer (no span is current on its thread)
+   * continues the saga's trace: its consumer span is in the root's trace, a child of the first
+   * command's sender, not the root of a new trace.
+   */
+  @Test
+  void aCommandTheTimerSendsAgainContinuesTheSagasTrace() throws Exception {
+    DataSource ds = db.dataSource();
+    SagaOrchestrator orchestrator =
+        SagaOrchestrator.builder()
+            .dataSource(ds)
+            .name("timer-orchestrator")
+            .replyTo("timer-replies")
+            .timerInterval(Duration.ofMillis(100))
+            .definition(
+                SagaDefinition.builder("lost", Purchase.class)
+                    .retriable("ship", "shipping", "Ship")
+                    .stepTimeout(Duration.ofMillis(500))
+                    .build())
+            .build();
+    closeables.add(orchestrator);
+    bus.route("timer-replies", orchestrator.replyProcessor());
+    bus.route(
+        "shipping",
+        SagaParticipant.builder()
+            .dataSource(ds)
+            .name("shipping")
+            .command("Ship", (conn, cmd) -> StepResult.success())
+            .build()
+            .processor());
+    java.util.concurrent.atomic.AtomicBoolean lostOne =
+        new java.util.concurrent.atomic.AtomicBoolean();
+    bus.hold = e -> e.aggregateType().equals("shipping") && lostOne.compareAndSet(false, true);
+    relay(ds);
+
+    Span root = tracer.spanBuilder("lost checkout").startSpan();
+    UUID saga;
+    try (Scope s = root.makeCurrent()) {
+      saga = orchestrator.start("lost", new Purchase("o-9"));
+    } finally {
+      root.end();
+    }
+    orchestrator.startTimer();
+    Awaitility.await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> orchestrator.find(saga).orElseThrow().status() == SagaStatus.COMPLETED);
+    assertThat(lostOne.get()).as("the first command was lost").isTrue();
+
+    SpanData shipping = await(root.getSpanContext().getTraceId(), "shipping");
+    assertThat(shipping.getParentSpanId())
+        .as("the resent command carries the first command's context: the root's span")
+        .isEqualTo(root.getSpanContext().getSpanId());
+  }
+
   private void relay(DataSource ds) {
     OutboxRelay relay =
         OutboxRelay.builder()

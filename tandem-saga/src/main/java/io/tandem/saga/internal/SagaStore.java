@@ -1,6 +1,7 @@
 package io.tandem.saga.internal;
 
 import com.fasterxml.jackson.core.type.TypeReference;
+import io.tandem.core.EventHeaders;
 import io.tandem.core.json.Json;
 import io.tandem.jdbc.Dialect;
 import io.tandem.saga.SagaStatus;
@@ -11,7 +12,9 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 
@@ -220,6 +223,30 @@ public final class SagaStore {
   }
 
   /** The name of the step at {@code stepIndex} as the step log last recorded it. */
+  /**
+   * The W3C trace context ({@code traceparent}, {@code tracestate}) of the last command the
+   * instance sent, while that command's outbox row is kept; empty when none or no longer there.
+   */
+  public Map<String, String> lastCommandTraceContext(Connection c, UUID sagaId)
+      throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(dialect.sagaLastCommandHeaders())) {
+      ps.setObject(1, sagaId);
+      try (ResultSet rs = ps.executeQuery()) {
+        if (!rs.next()) {
+          return Map.of();
+        }
+        Map<String, String> headers = Json.readStringMap(rs.getString(1));
+        Map<String, String> context = new LinkedHashMap<>();
+        for (String key : List.of(EventHeaders.TRACEPARENT, EventHeaders.TRACESTATE)) {
+          if (headers.containsKey(key)) {
+            context.put(key, headers.get(key));
+          }
+        }
+        return context;
+      }
+    }
+  }
+
   public Optional<String> stepName(Connection c, UUID sagaId, int stepIndex) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(dialect.sagaStepName())) {
       ps.setObject(1, sagaId);
