@@ -3,24 +3,20 @@ package io.tandem.testkit;
 import io.tandem.testkit.internal.ExitCleanup;
 import io.tandem.testkit.internal.FreePorts;
 import io.tandem.testkit.internal.JdbcUrls;
+import io.tandem.testkit.internal.Postmaster;
 import io.tandem.testkit.internal.TemporaryDirectory;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
 import org.postgresql.ds.PGSimpleDataSource;
@@ -57,8 +53,6 @@ public final class PostgresServer extends DatabaseServer implements AutoCloseabl
   private static final String SUPERUSER = "postgres";
   private static final Pattern SETTING_NAME = Pattern.compile("[a-z][a-z0-9_.]*");
   private static final Pattern SETTING_VALUE = Pattern.compile("[^\\s'\"\\\\]+");
-
-  private static final Pattern OPTS_TOKEN = Pattern.compile("\"([^\"]*)\"|(\\S+)");
 
   private final String jdbcUrl;
   private final Path dataDirectory;
@@ -138,26 +132,58 @@ public final class PostgresServer extends DatabaseServer implements AutoCloseabl
    * @throws IllegalStateException if {@code pg_ctl} fails
    */
   public synchronized void crash() {
-    postmasterCommand(); // refuses an external server
-    Path pidFile = dataDirectory.resolve("postmaster.pid");
-    long pid;
-    try {
-      pid = Long.parseLong(Files.readAllLines(pidFile, StandardCharsets.UTF_8).get(0).trim());
-    } catch (IOException | RuntimeException e) {
-      throw new IllegalStateException(
-          "Cannot crash PostgreSQL: no readable " + pidFile + " (is it running?)", e);
+    postmaster().signalAndWait("QUIT"); // immediate shutdown, what pg_ctl -m immediate sends
+  }
+
+  /**
+   * Stops an embedded server cleanly and at once (a fast shutdown: sessions are cut, a checkpoint
+   * is written). {@link #startAgain()} brings it back.
+   *
+   * @throws UnsupportedOperationException for an external server
+   */
+  public synchronized void stopFast() {
+    postmaster().signalAndWait("INT");
+  }
+
+  /**
+   * Starts a {@link #crash() crashed} or {@link #stopFast() stopped} embedded server again, on the
+   * same port with the same data and settings, and waits until it accepts connections (after crash
+   * recovery).
+   *
+   * @throws UnsupportedOperationException for an external server
+   * @throws IllegalStateException if it does not accept connections within the startup timeout
+   */
+  public synchronized void startAgain() {
+    Postmaster postmaster = postmaster();
+    Path log = dataDirectory.resolve("tandem-restart.log");
+    Postmaster.launch(postmaster.recordedCommand(), log);
+    awaitConnections(dataSource(), DEFAULT_STARTUP_TIMEOUT, "after a restart; see " + log);
+  }
+
+  /**
+   * Waits until {@code dataSource} runs {@code SELECT 1}.
+   *
+   * @throws IllegalStateException naming {@code what} if it does not within {@code timeout}
+   */
+  static void awaitConnections(DataSource dataSource, Duration timeout, String what) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    SQLException last = null;
+    while (System.nanoTime() < deadline) {
+      try (Connection c = dataSource.getConnection();
+          Statement s = c.createStatement()) {
+        s.execute("SELECT 1");
+        return;
+      } catch (SQLException e) {
+        last = e;
+      }
+      sleep(100);
     }
-    // SIGQUIT is PostgreSQL's immediate shutdown (what pg_ctl -m immediate sends; pg_ctl itself
-    // refuses to run as root, which the embedded server allows).
-    run(List.of("kill", "-QUIT", Long.toString(pid)), "send SIGQUIT to PostgreSQL " + pid);
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    while (ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)
-        && System.nanoTime() < deadline) {
-      sleep(50);
-    }
-    if (ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)) {
-      throw new IllegalStateException("PostgreSQL " + pid + " did not stop within 60 s");
-    }
+    throw new IllegalStateException(
+        "PostgreSQL did not accept connections within "
+            + timeout
+            + " "
+            + what
+            + (last == null ? "" : " (" + last.getMessage() + ")"));
   }
 
   private static void sleep(long millis) {
@@ -169,85 +195,15 @@ public final class PostgresServer extends DatabaseServer implements AutoCloseabl
     }
   }
 
-  /**
-   * Starts a {@link #crash() crashed} embedded server again, on the same port with the same data
-   * and settings, and waits until it accepts connections (after crash recovery).
-   *
-   * @throws UnsupportedOperationException for an external server
-   * @throws IllegalStateException if it does not accept connections within the startup timeout
-   */
-  public synchronized void startAgain() {
-    List<String> command = new ArrayList<>();
-    if ("root".equals(System.getProperty("user.name"))) {
-      // PostgreSQL refuses to run as root; like the embedded server's first start, run it in a user
-      // namespace where it is not.
-      command.addAll(List.of("unshare", "-U"));
-    }
-    command.addAll(postmasterCommand());
-    Path log = dataDirectory.resolve("tandem-restart.log");
-    try {
-      new ProcessBuilder(command)
-          .redirectErrorStream(true)
-          .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
-          .start();
-    } catch (IOException e) {
-      throw new IllegalStateException("Cannot start PostgreSQL again: " + e.getMessage(), e);
-    }
-    long deadline = System.nanoTime() + DEFAULT_STARTUP_TIMEOUT.toNanos();
-    SQLException last = null;
-    while (System.nanoTime() < deadline) {
-      try (Connection c = dataSource().getConnection();
-          Statement s = c.createStatement()) {
-        s.execute("SELECT 1");
-        return;
-      } catch (SQLException e) {
-        last = e;
-      }
-      sleep(100);
-    }
-    throw new IllegalStateException(
-        "PostgreSQL did not accept connections within "
-            + DEFAULT_STARTUP_TIMEOUT
-            + " after a restart; see "
-            + log
-            + (last == null ? "" : " (" + last.getMessage() + ")"));
-  }
-
-  private List<String> postmasterCommand() {
+  /** The server process of an embedded server. */
+  Postmaster postmaster() {
     if (dataDirectory == null) {
       throw new UnsupportedOperationException(
-          "Cannot crash or restart the external PostgreSQL at "
+          "Cannot crash, stop or restart the external PostgreSQL at "
               + JdbcUrls.redact(jdbcUrl)
               + ": Tandem only stops servers it started. Use an embedded server for this.");
     }
-    String opts;
-    try {
-      opts = Files.readString(dataDirectory.resolve("postmaster.opts"), StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      throw new IllegalStateException(
-          "Cannot read postmaster.opts in " + dataDirectory + ": " + e.getMessage(), e);
-    }
-    List<String> command = new ArrayList<>();
-    Matcher m = OPTS_TOKEN.matcher(opts.trim());
-    while (m.find()) {
-      command.add(m.group(1) != null ? m.group(1) : m.group(2));
-    }
-    return command;
-  }
-
-  private static void run(List<String> command, String what) {
-    try {
-      Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-      String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-      if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
-        throw new IllegalStateException("Cannot " + what + ": " + out.trim());
-      }
-    } catch (IOException e) {
-      throw new IllegalStateException("Cannot " + what + ": " + e.getMessage(), e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted: " + what, e);
-    }
+    return new Postmaster(dataDirectory);
   }
 
   /**
