@@ -73,6 +73,10 @@ public final class DrillRunner {
         "the service database crashes under load and restarts",
         (env, n) -> new Drills(env).databaseRestart(n));
     add(
+        "database-failover",
+        "the primary of the services' databases is killed under load and its standby promoted",
+        (env, n) -> new Drills(env).databaseFailover(n));
+    add(
         "cdc-stopped",
         "the CDC relay stops while writes go on; WAL piles up in its slot until the lag alert"
             + " fires; it resumes",

@@ -8,6 +8,7 @@ import io.tandem.inbox.Outcome;
 import io.tandem.testkit.JvmProcess;
 import io.tandem.testkit.KafkaBroker;
 import io.tandem.testkit.PostgresServer;
+import io.tandem.testkit.ReplicatedPostgres;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -382,6 +383,52 @@ final class Drills {
           "service database crashed (immediate shutdown) and was back after "
               + TimeUnit.NANOSECONDS.toMillis(faultAt - crashedAt)
               + " ms");
+      boolean settled = s.awaitSettled(service);
+      return s.verdict(faultAt, settled, true, detail);
+    }
+  }
+
+  /**
+   * The primary of the service's and the consumer's databases is lost under load (every server
+   * process killed with SIGKILL) while its standby is a second behind, and the standby is promoted.
+   * Every process is on a multi-host URL and finds the new primary by itself. With protection on
+   * the standby is synchronous: what was acknowledged to the service is on the standby. Off, it is
+   * asynchronous: what the primary acknowledged while the standby lagged is lost with it.
+   */
+  DrillResult databaseFailover(String name) throws Exception {
+    ReplicatedPostgres.Replication replication =
+        settings.protection()
+            ? ReplicatedPostgres.Replication.SYNCHRONOUS
+            : ReplicatedPostgres.Replication.ASYNCHRONOUS;
+    try (ReplicatedPostgres pair = ReplicatedPostgres.start(replication);
+        Scenario s =
+            new Scenario(name, settings, pair.server(), pair.server(), env.kafka(), false)) {
+      List<String> detail = new ArrayList<>();
+      detail.add(
+          settings.protection()
+              ? "protection on: a synchronous standby; a commit is acknowledged once both servers"
+                  + " have it"
+              : "protection OFF: an asynchronous standby; the primary acknowledges commits the"
+                  + " standby may not have");
+      detail.add(
+          "the service's and the consumer's databases on a primary with a standby, reached through"
+              + " one multi-host URL (targetServerType=primary)");
+      JvmProcess consumer = s.consumerProcess(null);
+      JvmProcess relay = s.relayProcess(null);
+      Scenario.awaitAllReady(consumer, relay);
+      int rate = Math.max(20, settings.events() / 8);
+      JvmProcess service = s.serviceProcess(null, rate);
+      service.awaitOutput(RoleMain.READY, Scenario.START);
+      TimeUnit.MILLISECONDS.sleep(2500);
+      pair.pauseStandby();
+      TimeUnit.MILLISECONDS.sleep(1000);
+      long promotedAfter = pair.failOver();
+      long faultAt = System.nanoTime();
+      detail.add(
+          "standby cut off for 1 s, then the primary killed (SIGKILL of every server process);"
+              + " the standby accepted writes "
+              + promotedAfter
+              + " ms after the kill");
       boolean settled = s.awaitSettled(service);
       return s.verdict(faultAt, settled, true, detail);
     }

@@ -92,6 +92,11 @@ class DrillsWithoutProtectionTest {
   }
 
   @Test
+  void databaseFailoverToAnAsynchronousStandbyLosesAcknowledgedCommits() {
+    assertThat(failed("database-failover").lost()).isPositive();
+  }
+
+  @Test
   void cdcStoppedHasNoUnprotectedFormAndIsNeverCountedAsPassed() {
     assertThat(result(report, "cdc-stopped").result()).isEqualTo(DrillResult.Verdict.NOT_AVAILABLE);
     assertThat(report.passed()).isZero();

@@ -219,6 +219,18 @@ public final class PostgresServer extends DatabaseServer implements AutoCloseabl
     exitCleanup.cancel();
   }
 
+  /**
+   * Closes an embedded server whose processes were all killed: deletes its data directory without
+   * asking the (gone) server to stop.
+   */
+  void closeKilled() {
+    if (dataDirectory == null || closed.getAndSet(true)) {
+      return;
+    }
+    TemporaryDirectory.delete(dataDirectory);
+    exitCleanup.cancel();
+  }
+
   @Override
   boolean closed() {
     return closed.get();

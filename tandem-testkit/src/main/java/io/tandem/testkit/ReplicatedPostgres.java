@@ -391,10 +391,10 @@ public final class ReplicatedPostgres implements AutoCloseable {
     }
     stopQuietly(standby);
     TemporaryDirectory.delete(standby.dataDirectory());
-    try {
+    if (failedOver) {
+      primary.closeKilled();
+    } else {
       primary.close();
-    } catch (RuntimeException e) {
-      // a killed primary: its directory is deleted all the same
     }
   }
 
