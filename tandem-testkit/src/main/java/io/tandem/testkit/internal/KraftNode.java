@@ -98,29 +98,60 @@ public final class KraftNode {
     config.put("controller.listener.names", "CONTROLLER");
     config.put("inter.broker.listener.name", "PLAINTEXT");
     config.put("log.dirs", directory.resolve("data").toString());
+    config.putAll(replicationDefaults(defaultPartitions, 1, 1));
+    config.putAll(overrides);
+    KraftNode node = new KraftNode(directory, config, listener, startupTimeout, tlsListener, tls);
+    try {
+      node.formatStorage(Uuid.randomUuid().toString());
+    } catch (RuntimeException e) {
+      TemporaryDirectory.delete(directory);
+      throw e;
+    }
+    return node;
+  }
+
+  /**
+   * The settings every node of ours shares, for a cluster whose topics have {@code replication}
+   * replicas and accept a write once {@code minInsync} have it.
+   */
+  public static Map<String, String> replicationDefaults(
+      int defaultPartitions, int replication, int minInsync) {
+    Map<String, String> config = new LinkedHashMap<>();
+    String rf = String.valueOf(replication);
+    String isr = String.valueOf(minInsync);
     config.put("num.partitions", String.valueOf(defaultPartitions));
     config.put("auto.create.topics.enable", "true");
-    config.put("default.replication.factor", "1");
-    config.put("min.insync.replicas", "1");
-    config.put("offsets.topic.replication.factor", "1");
+    config.put("default.replication.factor", rf);
+    config.put("min.insync.replicas", isr);
+    config.put("offsets.topic.replication.factor", rf);
     config.put("offsets.topic.num.partitions", "5");
-    config.put("transaction.state.log.replication.factor", "1");
-    config.put("transaction.state.log.min.isr", "1");
+    config.put("transaction.state.log.replication.factor", rf);
+    config.put("transaction.state.log.min.isr", isr);
     config.put("transaction.state.log.num.partitions", "5");
-    config.put("share.coordinator.state.topic.replication.factor", "1");
-    config.put("share.coordinator.state.topic.min.isr", "1");
+    config.put("share.coordinator.state.topic.replication.factor", rf);
+    config.put("share.coordinator.state.topic.min.isr", isr);
     config.put("group.initial.rebalance.delay.ms", "0");
     // The log cleaner allocates this buffer on the heap at startup; Kafka's default is 128 MiB.
     config.put("log.cleaner.dedupe.buffer.size", String.valueOf(8 * 1024 * 1024));
     config.put("num.network.threads", "2");
     config.put("num.io.threads", "4");
-    config.putAll(overrides);
-    KraftNode node = new KraftNode(directory, config, listener, startupTimeout, tlsListener, tls);
-    try {
-      node.formatStorage();
-    } catch (RuntimeException e) {
-      TemporaryDirectory.delete(directory);
-      throw e;
+    return config;
+  }
+
+  /**
+   * A node of a cluster of several: {@code config} is complete (node id, voters, listeners, log
+   * directory under {@code directory}/data). Formats the log directory with {@code clusterId}
+   * unless an earlier run of this node did; the node is not started yet.
+   */
+  public static KraftNode member(
+      Path directory,
+      Map<String, String> config,
+      String bootstrapServers,
+      String clusterId,
+      Duration startupTimeout) {
+    KraftNode node = new KraftNode(directory, config, bootstrapServers, startupTimeout, null, null);
+    if (!Files.exists(directory.resolve("data").resolve("meta.properties"))) {
+      node.formatStorage(clusterId);
     }
     return node;
   }
@@ -203,7 +234,7 @@ public final class KraftNode {
     server.awaitShutdown();
   }
 
-  private void formatStorage() {
+  private void formatStorage(String clusterId) {
     Path configFile = directory.resolve("server.properties");
     Properties properties = new Properties();
     properties.putAll(config);
@@ -212,9 +243,7 @@ public final class KraftNode {
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot write Kafka configuration " + configFile, e);
     }
-    String[] arguments = {
-      "format", "--cluster-id", Uuid.randomUuid().toString(), "--config", configFile.toString()
-    };
+    String[] arguments = {"format", "--cluster-id", clusterId, "--config", configFile.toString()};
     ByteArrayOutputStream output = new ByteArrayOutputStream();
     int exitCode;
     try (PrintStream printer = new PrintStream(output, true, StandardCharsets.UTF_8)) {
