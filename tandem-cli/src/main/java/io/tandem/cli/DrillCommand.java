@@ -70,6 +70,14 @@ final class DrillCommand implements Callable<Integer> {
   String kafkaBootstrap;
 
   @Option(
+      names = "--kafka-cluster",
+      paramLabel = "NODES",
+      description =
+          "Run the drills on an embedded Kafka cluster of NODES (3 to 5) nodes, each its own"
+              + " process (replication 3, min.insync.replicas 2), instead of one broker.")
+  int kafkaCluster;
+
+  @Option(
       names = "--without-protection",
       description =
           "Switch each drill's protection off (inbox bypassed, publish after commit, no"
@@ -107,7 +115,15 @@ final class DrillCommand implements Callable<Integer> {
     Path dir = logs != null ? logs : Files.createTempDirectory("tandem-drill-");
     DrillSettings settings =
         new DrillSettings(
-            events, outage, timeout, !withoutProtection, jdbcUrl, kafkaBootstrap, dir, relay);
+            events,
+            outage,
+            timeout,
+            !withoutProtection,
+            jdbcUrl,
+            kafkaBootstrap,
+            dir,
+            relay,
+            kafkaCluster);
     DrillReport report = DrillRunner.run(selected, settings, System.err);
     if (json) {
       System.out.println(report.toJson());

@@ -45,6 +45,11 @@ public final class DrillRunner {
         "the broker is stopped under load (--outage, default 30 s), then started",
         (env, n) -> new Drills(env).brokerOutage(n));
     add(
+        "broker-failover",
+        "the Kafka node leading a partition is killed under load on a 3-node cluster, then"
+            + " restarted",
+        (env, n) -> new Drills(env).brokerFailover(n));
+    add(
         "duplicate-delivery",
         "messages are delivered twice",
         (env, n) -> new Drills(env).duplicateDelivery(n));

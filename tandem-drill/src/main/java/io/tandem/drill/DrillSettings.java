@@ -19,6 +19,8 @@ import java.time.Duration;
  * @param relay {@value #POLLING_RELAY} or {@value #CDC_RELAY}: which relay publishes the outbox in
  *     the drills that have a form for each ({@code relay-crash-after-ack}); the others report
  *     NOT_AVAILABLE with the CDC relay
+ * @param kafkaCluster 0 for one broker; 3 or more for a cluster of that many embedded nodes
+ *     (replication 3, {@code min.insync.replicas} 2) that every drill runs on
  */
 public record DrillSettings(
     int events,
@@ -28,7 +30,8 @@ public record DrillSettings(
     String jdbcUrl,
     String kafkaBootstrap,
     Path workDir,
-    String relay) {
+    String relay,
+    int kafkaCluster) {
 
   public static final String POLLING_RELAY = "polling";
   public static final String CDC_RELAY = "cdc";
@@ -57,6 +60,29 @@ public record DrillSettings(
     if (!POLLING_RELAY.equals(relay) && !CDC_RELAY.equals(relay)) {
       throw new IllegalArgumentException("--relay must be polling or cdc, was " + relay);
     }
+    if (kafkaCluster != 0 && (kafkaCluster < 3 || kafkaCluster > 5)) {
+      throw new IllegalArgumentException(
+          "--kafka-cluster must be between 3 and 5 nodes (or left out for one broker), was "
+              + kafkaCluster);
+    }
+    if (kafkaCluster != 0 && kafkaBootstrap != null) {
+      throw new IllegalArgumentException(
+          "--kafka-cluster starts a cluster of its own: leave out --kafka-bootstrap, or leave out"
+              + " --kafka-cluster to run on the given Kafka");
+    }
+  }
+
+  /** Settings with one broker. */
+  public DrillSettings(
+      int events,
+      Duration outage,
+      Duration timeout,
+      boolean protection,
+      String jdbcUrl,
+      String kafkaBootstrap,
+      Path workDir,
+      String relay) {
+    this(events, outage, timeout, protection, jdbcUrl, kafkaBootstrap, workDir, relay, 0);
   }
 
   /** Settings with the polling relay. */
@@ -83,24 +109,32 @@ public record DrillSettings(
 
   public DrillSettings withEvents(int n) {
     return new DrillSettings(
-        n, outage, timeout, protection, jdbcUrl, kafkaBootstrap, workDir, relay);
+        n, outage, timeout, protection, jdbcUrl, kafkaBootstrap, workDir, relay, kafkaCluster);
   }
 
   public DrillSettings withOutage(Duration d) {
     return new DrillSettings(
-        events, d, timeout, protection, jdbcUrl, kafkaBootstrap, workDir, relay);
+        events, d, timeout, protection, jdbcUrl, kafkaBootstrap, workDir, relay, kafkaCluster);
   }
 
   public DrillSettings withProtection(boolean on) {
-    return new DrillSettings(events, outage, timeout, on, jdbcUrl, kafkaBootstrap, workDir, relay);
+    return new DrillSettings(
+        events, outage, timeout, on, jdbcUrl, kafkaBootstrap, workDir, relay, kafkaCluster);
   }
 
   public DrillSettings withRelay(String r) {
     return new DrillSettings(
-        events, outage, timeout, protection, jdbcUrl, kafkaBootstrap, workDir, r);
+        events, outage, timeout, protection, jdbcUrl, kafkaBootstrap, workDir, r, kafkaCluster);
   }
 
   public DrillSettings withServers(String jdbc, String kafka) {
-    return new DrillSettings(events, outage, timeout, protection, jdbc, kafka, workDir, relay);
+    return new DrillSettings(
+        events, outage, timeout, protection, jdbc, kafka, workDir, relay, kafkaCluster);
+  }
+
+  /** Settings whose drills run on an embedded Kafka cluster of {@code nodes} (0: one broker). */
+  public DrillSettings withKafkaCluster(int nodes) {
+    return new DrillSettings(
+        events, outage, timeout, protection, jdbcUrl, kafkaBootstrap, workDir, relay, nodes);
   }
 }

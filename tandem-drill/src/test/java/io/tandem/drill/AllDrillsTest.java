@@ -30,7 +30,7 @@ class AllDrillsTest {
     DrillReport report = DrillRunner.run(drills, settings, System.out);
     report.printTable(System.out);
 
-    assertThat(report.drills()).hasSize(11);
+    assertThat(report.drills()).hasSize(12);
     for (DrillResult d : report.drills()) {
       assertThat(d.result()).as(d.name() + ": " + d.detail()).isEqualTo(DrillResult.Verdict.PASS);
       assertThat(d.committed()).as(d.name()).isPositive();
@@ -44,7 +44,7 @@ class AllDrillsTest {
     assertThat(result(report, "relay-crash-after-ack").duplicatesDelivered()).isPositive();
     assertThat(result(report, "duplicate-delivery").duplicatesDelivered()).isPositive();
     assertThat(result(report, "consumer-crash-after-commit").duplicatesDelivered()).isPositive();
-    assertThat(report.passed()).isEqualTo(11);
+    assertThat(report.passed()).isEqualTo(12);
     assertThat(report.failed()).isZero();
   }
 

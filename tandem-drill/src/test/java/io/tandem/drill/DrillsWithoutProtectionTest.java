@@ -97,6 +97,13 @@ class DrillsWithoutProtectionTest {
   }
 
   @Test
+  void brokerFailoverHasNoUnprotectedFormBecauseAcksAllCannotBeSwitchedOff() {
+    DrillResult d = result(report, "broker-failover");
+    assertThat(d.result()).isEqualTo(DrillResult.Verdict.NOT_AVAILABLE);
+    assertThat(d.detail()).anyMatch(l -> l.contains("acks=all"));
+  }
+
+  @Test
   void cdcStoppedHasNoUnprotectedFormAndIsNeverCountedAsPassed() {
     assertThat(result(report, "cdc-stopped").result()).isEqualTo(DrillResult.Verdict.NOT_AVAILABLE);
     assertThat(report.passed()).isZero();

@@ -249,6 +249,23 @@ public final class KafkaCluster implements AutoCloseable {
     awaitReady(node);
   }
 
+  /** Kills every node with SIGKILL: the whole cluster is down, its data kept. */
+  public synchronized void killAll() {
+    for (int id : new ArrayList<>(running.keySet())) {
+      kill(id);
+    }
+  }
+
+  /**
+   * Starts every node that is not running, all at once (a node waits for a quorum of controllers to
+   * serve), and returns once each serves clients again.
+   */
+  public synchronized void restartAll() {
+    List<Node> down = nodes.stream().filter(n -> !running.containsKey(n.id())).toList();
+    down.forEach(this::launch);
+    down.forEach(this::awaitReady);
+  }
+
   private void launch(Node node) {
     JvmProcess p =
         JvmProcess.start(
