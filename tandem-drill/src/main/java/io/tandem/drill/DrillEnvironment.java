@@ -29,7 +29,7 @@ final class DrillEnvironment implements AutoCloseable {
       KafkaBroker kafka =
           settings.kafkaBootstrap() == null
               ? KafkaBroker.embedded().start()
-              : KafkaBroker.external(settings.kafkaBootstrap());
+              : KafkaBroker.external(settings.kafkaBootstrap(), settings.kafkaClient());
       return new DrillEnvironment(settings, postgres, kafka);
     } catch (RuntimeException e) {
       postgres.close();

@@ -2,6 +2,7 @@ package io.tandem.drill;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Map;
 
 /**
  * How drills run.
@@ -19,6 +20,8 @@ import java.time.Duration;
  * @param relay {@value #POLLING_RELAY} or {@value #CDC_RELAY}: which relay publishes the outbox in
  *     the drills that have a form for each ({@code relay-crash-after-ack}); the others report
  *     NOT_AVAILABLE with the CDC relay
+ * @param kafkaClient client settings (TLS, SASL) every Kafka client of the drills gets for the
+ *     given cluster, its role processes through their environment; none for an embedded broker
  */
 public record DrillSettings(
     int events,
@@ -28,7 +31,8 @@ public record DrillSettings(
     String jdbcUrl,
     String kafkaBootstrap,
     Path workDir,
-    String relay) {
+    String relay,
+    Map<String, String> kafkaClient) {
 
   public static final String POLLING_RELAY = "polling";
   public static final String CDC_RELAY = "cdc";
@@ -57,6 +61,31 @@ public record DrillSettings(
     if (!POLLING_RELAY.equals(relay) && !CDC_RELAY.equals(relay)) {
       throw new IllegalArgumentException("--relay must be polling or cdc, was " + relay);
     }
+    kafkaClient = kafkaClient == null ? Map.of() : Map.copyOf(kafkaClient);
+  }
+
+  /** Settings without Kafka client settings. */
+  public DrillSettings(
+      int events,
+      Duration outage,
+      Duration timeout,
+      boolean protection,
+      String jdbcUrl,
+      String kafkaBootstrap,
+      Path workDir,
+      String relay) {
+    this(events, outage, timeout, protection, jdbcUrl, kafkaBootstrap, workDir, relay, Map.of());
+  }
+
+  /** These settings with Kafka client settings {@code client} (TLS, SASL). */
+  public DrillSettings withKafkaClient(Map<String, String> client) {
+    return new DrillSettings(
+        events, outage, timeout, protection, jdbcUrl, kafkaBootstrap, workDir, relay, client);
+  }
+
+  @Override
+  public String toString() {
+    return "DrillSettings[events=" + events + ", relay=" + relay + "]"; // no URL, no secret
   }
 
   /** Settings with the polling relay. */
@@ -83,24 +112,26 @@ public record DrillSettings(
 
   public DrillSettings withEvents(int n) {
     return new DrillSettings(
-        n, outage, timeout, protection, jdbcUrl, kafkaBootstrap, workDir, relay);
+        n, outage, timeout, protection, jdbcUrl, kafkaBootstrap, workDir, relay, kafkaClient);
   }
 
   public DrillSettings withOutage(Duration d) {
     return new DrillSettings(
-        events, d, timeout, protection, jdbcUrl, kafkaBootstrap, workDir, relay);
+        events, d, timeout, protection, jdbcUrl, kafkaBootstrap, workDir, relay, kafkaClient);
   }
 
   public DrillSettings withProtection(boolean on) {
-    return new DrillSettings(events, outage, timeout, on, jdbcUrl, kafkaBootstrap, workDir, relay);
+    return new DrillSettings(
+        events, outage, timeout, on, jdbcUrl, kafkaBootstrap, workDir, relay, kafkaClient);
   }
 
   public DrillSettings withRelay(String r) {
     return new DrillSettings(
-        events, outage, timeout, protection, jdbcUrl, kafkaBootstrap, workDir, r);
+        events, outage, timeout, protection, jdbcUrl, kafkaBootstrap, workDir, r, kafkaClient);
   }
 
   public DrillSettings withServers(String jdbc, String kafka) {
-    return new DrillSettings(events, outage, timeout, protection, jdbc, kafka, workDir, relay);
+    return new DrillSettings(
+        events, outage, timeout, protection, jdbc, kafka, workDir, relay, kafkaClient);
   }
 }

@@ -14,12 +14,12 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
 
 /**
- * Kafka client settings beside the bootstrap servers (TLS, SASL, tuning), as one map given to
- * every producer, consumer and admin client of a program: each client takes the settings it knows
- * ({@link #producer}, {@link #consumer}, {@link #admin}), so that a consumer is not handed a
- * producer's setting. A child process receives them through its environment ({@link
- * #ENVIRONMENT_VARIABLE}, readable by its owner only, as a 0600 file is), never its command line,
- * and reads them back with {@link #inherited()}.
+ * Kafka client settings beside the bootstrap servers (TLS, SASL, tuning), as one map given to every
+ * producer, consumer and admin client of a program: each client takes the settings it knows ({@link
+ * #producer}, {@link #consumer}, {@link #admin}), so that a consumer is not handed a producer's
+ * setting. A child process receives them through its environment ({@link #ENVIRONMENT_VARIABLE},
+ * readable by its owner only, as a 0600 file is), never its command line, and reads them back with
+ * {@link #inherited()}.
  *
  * <p>Values may be secrets (a JAAS line with a password, a key password): nothing here prints them.
  */
@@ -43,6 +43,33 @@ public final class KafkaClientProperties {
   /** The settings of {@code all} an admin client knows. */
   public static Map<String, String> admin(Map<String, String> all) {
     return known(all, AdminClientConfig.configNames());
+  }
+
+  /**
+   * A consumer's configuration: the settings of {@code client} a consumer knows, then {@code
+   * config} (the program's own, which win).
+   */
+  public static Map<String, Object> consumer(
+      Map<String, String> client, Map<String, Object> config) {
+    return overlay(consumer(client), config);
+  }
+
+  /** A producer's configuration: {@code client}'s producer settings, then {@code config}. */
+  public static Map<String, Object> producer(
+      Map<String, String> client, Map<String, Object> config) {
+    return overlay(producer(client), config);
+  }
+
+  /** An admin client's configuration: {@code client}'s admin settings, then {@code config}. */
+  public static Map<String, Object> admin(Map<String, String> client, Map<String, Object> config) {
+    return overlay(admin(client), config);
+  }
+
+  private static Map<String, Object> overlay(
+      Map<String, String> settings, Map<String, Object> config) {
+    Map<String, Object> all = new java.util.HashMap<>(settings);
+    all.putAll(config);
+    return all;
   }
 
   /** {@code all} as Java properties text, for {@link #ENVIRONMENT_VARIABLE}. */
@@ -75,8 +102,8 @@ public final class KafkaClientProperties {
   }
 
   /**
-   * In a child process: the settings its parent put in {@link #ENVIRONMENT_VARIABLE}, none when
-   * the variable is not set.
+   * In a child process: the settings its parent put in {@link #ENVIRONMENT_VARIABLE}, none when the
+   * variable is not set.
    */
   public static Map<String, String> inherited() {
     String text = System.getenv(ENVIRONMENT_VARIABLE);

@@ -135,14 +135,7 @@ public final class KraftNode {
     config.putAll(overrides);
     KraftNode node =
         new KraftNode(
-            directory,
-            config,
-            listener,
-            startupTimeout,
-            tlsListener,
-            tls,
-            saslListener,
-            saslUser);
+            directory, config, listener, startupTimeout, tlsListener, tls, saslListener, saslUser);
     try {
       node.formatStorage();
     } catch (RuntimeException e) {

@@ -35,7 +35,9 @@ public record SaslUser(String name, String password) {
         prefix + "plain.sasl.jaas.config",
         "org.apache.kafka.common.security.plain.PlainLoginModule required user_"
             + name
-            + "=\"" + password + "\";");
+            + "=\""
+            + password
+            + "\";");
     for (String scram : List.of("scram-sha-256", "scram-sha-512")) {
       config.put(
           prefix + scram + ".sasl.jaas.config",
