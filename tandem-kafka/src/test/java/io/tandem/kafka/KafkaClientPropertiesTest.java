@@ -61,7 +61,14 @@ class KafkaClientPropertiesTest {
     // and a producer setting the guarantee forbids is still refused by name.
     KafkaTransport.builder().clientProperties(SETTINGS);
     KafkaMessageSource.builder().clientProperties(SETTINGS);
-    assertThatThrownBy(() -> KafkaTransport.builder().clientProperties(Map.of("acks", "1")))
+    assertThatThrownBy(
+            () ->
+                KafkaTransport.builder()
+                    .bootstrapServers("127.0.0.1:1")
+                    .source("/test")
+                    .topicRouter(TopicRouter.fixed("t"))
+                    .clientProperties(Map.of("acks", "1"))
+                    .build())
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("acks");
   }
