@@ -42,11 +42,12 @@ import org.junit.jupiter.api.io.TempDir;
  * The commands that talk to Kafka against a listener that speaks only SASL (the embedded broker's
  * SASL_PLAINTEXT listener, user {@code tandem}, SCRAM-SHA-512 credentials written at format time),
  * with the credentials in a {@code --kafka-config} file: {@code tandem relay} publishes an event a
- * SASL consumer reads; {@code tandem drill duplicate-delivery} passes, its relay and consumer
- * processes getting the settings without the password on their command lines; a wrong password
- * stops each command at once with an error that says so. The password is printed nowhere.
+ * SASL consumer reads; {@code tandem drill duplicate-delivery} and the checkout demo (with an
+ * orchestrator killed) pass, their processes getting the settings without the password on their
+ * command lines; the outbox demo passes; a wrong password stops each command at once with an error
+ * that says so. The password is printed nowhere.
  */
-@Tag("slow") // a drill: about 40 s
+@Tag("slow") // a drill and two demos: about a minute
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class SaslKafkaCommandsTest {
   private KafkaBroker kafka;
@@ -157,6 +158,86 @@ class SaslKafkaCommandsTest {
     String password = kafka.saslPassword();
     Path config = clientConfig("drill.properties", password);
     Path logs = Files.createDirectories(dir.resolve("drill-logs"));
+    Watched run =
+        runWatchingChildren(
+            "drill",
+            "duplicate-delivery",
+            "--events",
+            "40",
+            "--jdbc-url",
+            TestInfrastructure.postgres().jdbcUrl(),
+            "--kafka-bootstrap",
+            kafka.saslBootstrapServers(),
+            "--kafka-config",
+            config.toString(),
+            "--logs",
+            logs.toString());
+    assertThat(run.cli().status()).as("the drill printed:%n%s", run.text()).isZero();
+    assertThat(run.text()).contains("duplicate-delivery").contains("PASS");
+    assertThat(run.commandLines())
+        .as("the drill's role processes were seen")
+        .anyMatch(c -> c.contains("io.tandem.drill.RoleMain"));
+    assertThat(run.commandLines()).noneMatch(c -> c.contains(password));
+    assertThat(run.text()).doesNotContain(password);
+    assertNoFileHolds(logs, password);
+  }
+
+  /**
+   * The checkout demo over SASL with one orchestrator killed: its orchestrator processes log in
+   * with the settings from their environment and the run's invariants hold.
+   */
+  @Test
+  void theCheckoutDemoRunsOverSaslWithItsOrchestratorProcessesLoggedIn() throws Exception {
+    String password = kafka.saslPassword();
+    Path config = clientConfig("demo.properties", password);
+    Watched run =
+        runWatchingChildren(
+            "demo",
+            "--checkouts",
+            "20",
+            "--orchestrator-kills",
+            "1",
+            "--no-mariadb",
+            "--jdbc-url",
+            TestInfrastructure.postgres().jdbcUrl(),
+            "--kafka-bootstrap",
+            kafka.saslBootstrapServers(),
+            "--kafka-config",
+            config.toString());
+    assertThat(run.cli().status()).as("the demo printed:%n%s", run.text()).isZero();
+    assertThat(run.commandLines())
+        .as("the demo's orchestrator processes were seen")
+        .anyMatch(c -> c.contains("OrchestratorMain"));
+    assertThat(run.commandLines()).noneMatch(c -> c.contains(password));
+    assertThat(run.text()).doesNotContain(password);
+  }
+
+  /** The outbox demo (all in this JVM) over SASL. */
+  @Test
+  void theOutboxDemoRunsOverSasl() throws Exception {
+    String password = kafka.saslPassword();
+    Path config = clientConfig("outbox-demo.properties", password);
+    Watched run =
+        runWatchingChildren(
+            "demo",
+            "--scenario",
+            "outbox",
+            "--orders",
+            "50",
+            "--jdbc-url",
+            TestInfrastructure.postgres().jdbcUrl(),
+            "--kafka-bootstrap",
+            kafka.saslBootstrapServers(),
+            "--kafka-config",
+            config.toString());
+    assertThat(run.cli().status()).as("the demo printed:%n%s", run.text()).isZero();
+    assertThat(run.text()).doesNotContain(password);
+  }
+
+  /** What a command returned and printed, and every command line of its child processes. */
+  record Watched(Cli cli, String text, Set<String> commandLines) {}
+
+  private static Watched runWatchingChildren(String... args) throws Exception {
     Set<String> commandLines = ConcurrentHashMap.newKeySet();
     AtomicBoolean watching = new AtomicBoolean(true);
     Thread watcher =
@@ -179,20 +260,7 @@ class SaslKafkaCommandsTest {
     try (PrintStream both = new PrintStream(printed, true, StandardCharsets.UTF_8)) {
       System.setOut(both);
       System.setErr(both);
-      run =
-          Cli.run(
-              "drill",
-              "duplicate-delivery",
-              "--events",
-              "40",
-              "--jdbc-url",
-              TestInfrastructure.postgres().jdbcUrl(),
-              "--kafka-bootstrap",
-              kafka.saslBootstrapServers(),
-              "--kafka-config",
-              config.toString(),
-              "--logs",
-              logs.toString());
+      run = Cli.run(args);
     } finally {
       System.setOut(out);
       System.setErr(err);
@@ -201,16 +269,13 @@ class SaslKafkaCommandsTest {
     }
     String text = printed.toString(StandardCharsets.UTF_8) + run.out() + run.err();
     out.print(text);
-    assertThat(run.status()).as("the drill printed:%n%s", text).isZero();
-    assertThat(text).contains("duplicate-delivery").contains("PASS");
-    assertThat(commandLines)
-        .as("the drill's role processes were seen")
-        .anyMatch(c -> c.contains("io.tandem.drill.RoleMain"));
-    assertThat(commandLines).noneMatch(c -> c.contains(password));
-    assertThat(text).doesNotContain(password);
-    try (Stream<Path> files = Files.walk(logs)) {
+    return new Watched(run, text, commandLines);
+  }
+
+  private static void assertNoFileHolds(Path folder, String secret) throws IOException {
+    try (Stream<Path> files = Files.walk(folder)) {
       for (Path f : files.filter(Files::isRegularFile).toList()) {
-        assertThat(Files.readString(f)).as("log %s", f).doesNotContain(password);
+        assertThat(Files.readString(f)).as("log %s", f).doesNotContain(secret);
       }
     }
   }
