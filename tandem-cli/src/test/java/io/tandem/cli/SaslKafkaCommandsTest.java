@@ -47,7 +47,7 @@ import org.junit.jupiter.api.io.TempDir;
  * command lines; the outbox demo passes; a wrong password stops each command at once with an error
  * that says so. The password is printed nowhere.
  */
-@Tag("slow") // a drill and two demos: about a minute
+@Tag("slow") // a drill, two demos and a benchmark: about 90 s
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class SaslKafkaCommandsTest {
   private KafkaBroker kafka;
@@ -232,6 +232,28 @@ class SaslKafkaCommandsTest {
             config.toString());
     assertThat(run.cli().status()).as("the demo printed:%n%s", run.text()).isZero();
     assertThat(run.text()).doesNotContain(password);
+  }
+
+  /** The consumer benchmark over SASL: its producer, consumers and admin client all log in. */
+  @Test
+  void theConsumerBenchmarkRunsOverSasl() throws Exception {
+    String password = kafka.saslPassword();
+    Path config = clientConfig("bench.properties", password);
+    Watched run =
+        runWatchingChildren(
+            "bench",
+            "consumer",
+            "--events",
+            "1000",
+            "--json",
+            "--jdbc-url",
+            TestInfrastructure.postgres().jdbcUrl(),
+            "--kafka-bootstrap",
+            kafka.saslBootstrapServers(),
+            "--kafka-config",
+            config.toString());
+    assertThat(run.cli().status()).as("the benchmark printed:%n%s", run.text()).isZero();
+    assertThat(run.text()).contains("\"events\"").doesNotContain(password);
   }
 
   /** What a command returned and printed, and every command line of its child processes. */
