@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -40,6 +41,7 @@ public final class CompareBenchmark {
   private final String jdbcUrl;
   private final String mariadbUrl;
   private final String kafkaBootstrap;
+  private Map<String, String> kafkaClient = Map.of();
   private final PrintStream progress;
   private volatile Progress bar; // while run() goes through the approaches
 
@@ -66,24 +68,29 @@ public final class CompareBenchmark {
     this.progress = progress;
   }
 
+  /**
+   * Client settings (TLS, SASL: {@code security.protocol}, {@code sasl.jaas.config}, ...) every
+   * Kafka client of the benchmark gets, for the Kafka it was given; none by default.
+   */
+  public CompareBenchmark kafkaClientProperties(Map<String, String> kafkaClientProperties) {
+    this.kafkaClient = Map.copyOf(kafkaClientProperties);
+    return this;
+  }
+
   public CompareReport run() throws Exception {
     List<CompareReport.Approach> results = new ArrayList<>();
     try (PostgresServer pg = XaBenchmark.postgres(jdbcUrl);
         KafkaBroker kafka =
             kafkaBootstrap == null
                 ? KafkaBroker.embedded().start()
-                : KafkaBroker.external(kafkaBootstrap)) {
+                : KafkaBroker.external(kafkaBootstrap, kafkaClient)) {
       MariaDbServer maria = XaBenchmark.mariadb(mariadbUrl);
       String run = UUID.randomUUID().toString().substring(0, 8);
       List<BiFunction<TransferDatabases, CompareProbe, CompareApproach>> approaches =
           List.of(
               (db, probe) -> new CompareTwoPhase(db, probe, concurrency),
-              (db, probe) ->
-                  new CompareSaga(
-                      db, probe, kafka.bootstrapServers(), "compare." + run + ".saga.", 4),
-              (db, probe) ->
-                  new CompareOutbox(
-                      db, probe, kafka.bootstrapServers(), "compare." + run + ".outbox.", 4));
+              (db, probe) -> new CompareSaga(db, probe, kafka, "compare." + run + ".saga.", 4),
+              (db, probe) -> new CompareOutbox(db, probe, kafka, "compare." + run + ".outbox.", 4));
       bar = progress == null ? null : Progress.start("[compare] approaches", 3, progress);
       for (var make : approaches) {
         try (TransferDatabases db =

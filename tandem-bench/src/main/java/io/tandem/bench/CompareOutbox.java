@@ -5,6 +5,7 @@ import io.tandem.core.FaultInjector;
 import io.tandem.inbox.InboxProcessor;
 import io.tandem.outbox.Outbox;
 import io.tandem.outbox.OutboxRelay;
+import io.tandem.testkit.KafkaBroker;
 import java.sql.Connection;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -27,11 +28,11 @@ final class CompareOutbox implements CompareApproach {
   private OutboxRelay relay;
 
   CompareOutbox(
-      TransferDatabases db, CompareProbe probe, String bootstrap, String prefix, int lanes) {
+      TransferDatabases db, CompareProbe probe, KafkaBroker kafka, String prefix, int lanes) {
     this.db = db;
     this.probe = probe;
-    this.wiring = new CompareWiring(bootstrap, prefix);
-    SagaBenchSystem.createWritableTopic(bootstrap, wiring.topic("transfer"));
+    this.wiring = new CompareWiring(kafka, prefix);
+    SagaBenchSystem.createWritableTopic(kafka, wiring.topic("transfer"));
     InboxProcessor credit =
         InboxProcessor.builder()
             .dataSource(db.mariaPool)

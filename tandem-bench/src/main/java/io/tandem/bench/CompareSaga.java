@@ -5,6 +5,7 @@ import io.tandem.saga.SagaDefinition;
 import io.tandem.saga.SagaOrchestrator;
 import io.tandem.saga.SagaParticipant;
 import io.tandem.saga.StepResult;
+import io.tandem.testkit.KafkaBroker;
 import java.sql.SQLException;
 
 /**
@@ -32,12 +33,12 @@ final class CompareSaga implements CompareApproach {
   private ConsumerRunner replies;
 
   CompareSaga(
-      TransferDatabases db, CompareProbe probe, String bootstrap, String prefix, int lanes) {
+      TransferDatabases db, CompareProbe probe, KafkaBroker kafka, String prefix, int lanes) {
     this.db = db;
     this.lanes = lanes;
-    this.wiring = new CompareWiring(bootstrap, prefix);
+    this.wiring = new CompareWiring(kafka, prefix);
     for (String topic : new String[] {"debit", "credit", "replies"}) {
-      SagaBenchSystem.createWritableTopic(bootstrap, wiring.topic(topic));
+      SagaBenchSystem.createWritableTopic(kafka, wiring.topic(topic));
     }
     SagaParticipant debit =
         SagaParticipant.builder()

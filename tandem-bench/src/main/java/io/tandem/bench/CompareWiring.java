@@ -7,19 +7,23 @@ import io.tandem.kafka.KafkaMessageSource;
 import io.tandem.kafka.KafkaTransport;
 import io.tandem.kafka.TopicRouter;
 import io.tandem.outbox.OutboxRelay;
+import io.tandem.testkit.KafkaBroker;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
+import java.util.Map;
 import javax.sql.DataSource;
 
 /** The relays and consumers of one approach of {@code tandem compare}; closed last first. */
 final class CompareWiring implements AutoCloseable {
   private final String bootstrap;
+  private final Map<String, String> kafkaClient;
   private final String prefix;
   private final Deque<AutoCloseable> resources = new ArrayDeque<>();
 
-  CompareWiring(String bootstrap, String prefix) {
-    this.bootstrap = bootstrap;
+  CompareWiring(KafkaBroker kafka, String prefix) {
+    this.bootstrap = kafka.bootstrapServers();
+    this.kafkaClient = kafka.clientProperties();
     this.prefix = prefix;
   }
 
@@ -32,6 +36,7 @@ final class CompareWiring implements AutoCloseable {
     KafkaTransport transport =
         KafkaTransport.builder()
             .bootstrapServers(bootstrap)
+            .clientProperties(kafkaClient)
             .source("/tandem/compare/" + relayId)
             .topicRouter(TopicRouter.byAggregateType(prefix))
             .build();
@@ -55,6 +60,7 @@ final class CompareWiring implements AutoCloseable {
             .source(
                 KafkaMessageSource.builder()
                     .bootstrapServers(bootstrap)
+                    .clientProperties(kafkaClient)
                     .groupId(prefix + processor.consumer())
                     .topics(List.of(prefix + topic))
                     .build())

@@ -22,6 +22,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -66,6 +67,7 @@ public final class ConsumerBenchmark {
   private final int events;
   private final String jdbcUrl;
   private final String kafkaBootstrap;
+  private Map<String, String> kafkaClient = Map.of();
   private final PrintStream progress;
   private final String run = Long.toString(System.currentTimeMillis(), 36);
 
@@ -80,6 +82,15 @@ public final class ConsumerBenchmark {
     this.progress = progress;
   }
 
+  /**
+   * Client settings (TLS, SASL: {@code security.protocol}, {@code sasl.jaas.config}, ...) every
+   * Kafka client of the benchmark gets, for the Kafka it was given; none by default.
+   */
+  public ConsumerBenchmark kafkaClientProperties(Map<String, String> kafkaClientProperties) {
+    this.kafkaClient = Map.copyOf(kafkaClientProperties);
+    return this;
+  }
+
   public ConsumerBenchReport run() throws Exception {
     try (PostgresServer postgres =
             jdbcUrl == null
@@ -92,7 +103,7 @@ public final class ConsumerBenchmark {
           postgres.isEmbedded() ? "embedded PostgreSQL (fsync on)" : Redaction.redact(jdbcUrl);
       say("PostgreSQL: %s; Kafka: %s; JIT: %s", database, bootstrap, BenchJvm.describe());
       String topic = "bench." + run + ".consumer";
-      KafkaBroker.external(bootstrap).createTopic(topic, PARTITIONS);
+      KafkaBroker.external(bootstrap, kafkaClient).createTopic(topic, PARTITIONS);
       publish(bootstrap, topic);
 
       say("warming up");
@@ -116,6 +127,7 @@ public final class ConsumerBenchmark {
     try (KafkaTransport kafka =
         KafkaTransport.builder()
             .bootstrapServers(bootstrap)
+            .clientProperties(kafkaClient)
             .source("/tandem/bench")
             .topicRouter(TopicRouter.fixed(topic))
             .build()) {
@@ -307,6 +319,7 @@ public final class ConsumerBenchmark {
   private MessageSource source(String bootstrap, String topic, String kind) {
     return KafkaMessageSource.builder()
         .bootstrapServers(bootstrap)
+        .clientProperties(kafkaClient)
         .groupId("bench-" + run + "-" + kind + "-" + System.nanoTime())
         .topics(List.of(topic))
         .consumerProperty("max.poll.records", "1000")

@@ -62,6 +62,7 @@ public final class PipelineBenchmark {
   private final Duration warmUp;
   private final String jdbcUrl;
   private final String kafkaBootstrap;
+  private Map<String, String> kafkaClient = Map.of();
   private final PrintStream progress;
   private final String run = Long.toString(System.currentTimeMillis(), 36);
 
@@ -84,6 +85,15 @@ public final class PipelineBenchmark {
     this.jdbcUrl = jdbcUrl;
     this.kafkaBootstrap = kafkaBootstrap;
     this.progress = progress;
+  }
+
+  /**
+   * Client settings (TLS, SASL: {@code security.protocol}, {@code sasl.jaas.config}, ...) every
+   * Kafka client of the benchmark gets, for the Kafka it was given; none by default.
+   */
+  public PipelineBenchmark kafkaClientProperties(Map<String, String> kafkaClientProperties) {
+    this.kafkaClient = Map.copyOf(kafkaClientProperties);
+    return this;
   }
 
   public PipelineBenchReport run() throws Exception {
@@ -144,7 +154,7 @@ public final class PipelineBenchmark {
   private Phase pipeline(PostgresServer postgres, String bootstrap, int ratePerSec, String name)
       throws Exception {
     String topic = "bench." + run + ".pipeline-" + name;
-    KafkaBroker.external(bootstrap).createTopic(topic, PARTITIONS);
+    KafkaBroker.external(bootstrap, kafkaClient).createTopic(topic, PARTITIONS);
     Map<UUID, Long> applied = new ConcurrentHashMap<>();
     ThreadLocal<UUID> handling = new ThreadLocal<>();
     try (BenchDatabase orders = new BenchDatabase(postgres, "bench_pipe_orders", WRITERS + 4);
@@ -152,6 +162,7 @@ public final class PipelineBenchmark {
         KafkaTransport transport =
             KafkaTransport.builder()
                 .bootstrapServers(bootstrap)
+                .clientProperties(kafkaClient)
                 .source("/tandem/bench/orders")
                 .topicRouter(TopicRouter.fixed(topic))
                 .build()) {
@@ -181,6 +192,7 @@ public final class PipelineBenchmark {
               .source(
                   KafkaMessageSource.builder()
                       .bootstrapServers(bootstrap)
+                      .clientProperties(kafkaClient)
                       .groupId("bench-" + run + "-billing-" + name)
                       .topics(List.of(topic))
                       .consumerProperty("max.poll.records", "1000")

@@ -5,6 +5,7 @@ import io.tandem.core.Progress;
 import io.tandem.core.Redaction;
 import io.tandem.core.spi.Transport;
 import io.tandem.jdbc.PostgresDialect;
+import io.tandem.kafka.KafkaClientProperties;
 import io.tandem.kafka.KafkaTransport;
 import io.tandem.kafka.TopicRouter;
 import io.tandem.outbox.OutboxRelay;
@@ -27,6 +28,7 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -66,6 +68,7 @@ public final class RelayBenchmark {
   private final boolean quick;
   private final String jdbcUrl;
   private final String kafkaBootstrap;
+  private Map<String, String> kafkaClient = Map.of();
   private final PrintStream progress;
   private final String run = Long.toString(System.currentTimeMillis(), 36);
 
@@ -81,6 +84,15 @@ public final class RelayBenchmark {
     this.progress = progress;
   }
 
+  /**
+   * Client settings (TLS, SASL: {@code security.protocol}, {@code sasl.jaas.config}, ...) every
+   * Kafka client of the benchmark gets, for the Kafka it was given; none by default.
+   */
+  public RelayBenchmark kafkaClientProperties(Map<String, String> kafkaClientProperties) {
+    this.kafkaClient = Map.copyOf(kafkaClientProperties);
+    return this;
+  }
+
   public RelayBenchReport run() throws Exception {
     try (PostgresServer postgres =
             jdbcUrl == null
@@ -89,7 +101,7 @@ public final class RelayBenchmark {
         KafkaBrokerProcess kafkaProcess =
             kafkaBootstrap == null ? KafkaBrokerProcess.start(BenchJvm.brokerOptions()) : null) {
       String bootstrap = kafkaProcess != null ? kafkaProcess.bootstrapServers() : kafkaBootstrap;
-      KafkaBroker kafka = KafkaBroker.external(bootstrap);
+      KafkaBroker kafka = KafkaBroker.external(bootstrap, kafkaClient);
       String database =
           postgres.isEmbedded() ? "embedded PostgreSQL (fsync on)" : Redaction.redact(jdbcUrl);
       say("PostgreSQL: %s; Kafka: %s; JIT: %s", database, bootstrap, BenchJvm.describe());
@@ -534,6 +546,9 @@ public final class RelayBenchmark {
             RelayDrainMain.class.getName(),
             JvmProcess.arguments()
                 .secret("TANDEM_BENCH_JDBC_URL", db.database.jdbcUrl())
+                .environment(
+                    KafkaClientProperties.ENVIRONMENT_VARIABLE,
+                    KafkaClientProperties.encode(kafkaClient)) // never on the command line
                 .add(bootstrap, topic));
     say("draining the backlog with a relay process limited to -Xmx256m");
     Process p = command.redirectError(ProcessBuilder.Redirect.DISCARD).start();
@@ -579,10 +594,11 @@ public final class RelayBenchmark {
     return b;
   }
 
-  private static Transport kafka(String bootstrap, String topic) {
+  private Transport kafka(String bootstrap, String topic) {
     KafkaTransport.Builder b =
         KafkaTransport.builder()
             .bootstrapServers(bootstrap)
+            .clientProperties(kafkaClient)
             .source("/tandem/bench")
             .topicRouter(TopicRouter.fixed(topic));
     String linger = System.getenv("TANDEM_BENCH_LINGER_MS"); // probe only

@@ -2,6 +2,7 @@ package io.tandem.bench;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.tandem.kafka.KafkaClientProperties;
 import io.tandem.kafka.KafkaTransport;
 import io.tandem.kafka.TopicRouter;
 import io.tandem.outbox.OutboxRelay;
@@ -35,6 +36,7 @@ public final class RelayDrainMain {
         KafkaTransport kafka =
             KafkaTransport.builder()
                 .bootstrapServers(args[1])
+                .clientProperties(KafkaClientProperties.inherited())
                 .source("/tandem/bench")
                 .topicRouter(TopicRouter.fixed(args[2]))
                 .build()) {

@@ -3,6 +3,7 @@ package io.tandem.bench;
 import io.tandem.core.FaultInjector;
 import io.tandem.inbox.ConsumerRunner;
 import io.tandem.inbox.InboxProcessor;
+import io.tandem.kafka.KafkaClientProperties;
 import io.tandem.kafka.KafkaMessageSource;
 import io.tandem.kafka.KafkaTransport;
 import io.tandem.kafka.TopicRouter;
@@ -67,7 +68,11 @@ final class SagaBenchSystem implements AutoCloseable {
   BenchDatabase orchestratorDb;
   SagaOrchestrator orchestrator;
 
-  private SagaBenchSystem() {}
+  private final Map<String, String> kafkaClient;
+
+  private SagaBenchSystem(Map<String, String> kafkaClient) {
+    this.kafkaClient = kafkaClient;
+  }
 
   /**
    * Creates the five databases, tables and topics and starts relays, consumers and the timer.
@@ -77,12 +82,13 @@ final class SagaBenchSystem implements AutoCloseable {
   static SagaBenchSystem start(
       PostgresServer postgres,
       String bootstrap,
+      Map<String, String> kafkaClient,
       String topicPrefix,
       int lanes,
       int starters,
       int extraConnections)
       throws SQLException {
-    SagaBenchSystem system = new SagaBenchSystem();
+    SagaBenchSystem system = new SagaBenchSystem(Map.copyOf(kafkaClient));
     try {
       system.startAll(postgres, bootstrap, topicPrefix, lanes, starters, extraConnections);
     } catch (SQLException | RuntimeException e) {
@@ -104,7 +110,7 @@ final class SagaBenchSystem implements AutoCloseable {
       int starters,
       int extraConnections)
       throws SQLException {
-    KafkaBroker kafka = KafkaBroker.external(bootstrap);
+    KafkaBroker kafka = KafkaBroker.external(bootstrap, kafkaClient);
     for (String participant : PARTICIPANTS) {
       createWritableTopic(kafka, prefix + participant);
     }
@@ -293,6 +299,7 @@ final class SagaBenchSystem implements AutoCloseable {
     KafkaTransport transport =
         KafkaTransport.builder()
             .bootstrapServers(bootstrap)
+            .clientProperties(kafkaClient)
             .source("/tandem/bench/" + service)
             .topicRouter(TopicRouter.byAggregateType(prefix))
             .build();
@@ -316,6 +323,7 @@ final class SagaBenchSystem implements AutoCloseable {
             .source(
                 KafkaMessageSource.builder()
                     .bootstrapServers(bootstrap)
+                    .clientProperties(kafkaClient)
                     .groupId(prefix + processor.consumer())
                     .topics(List.of(prefix + inbound))
                     .build())
@@ -340,14 +348,17 @@ final class SagaBenchSystem implements AutoCloseable {
    * Creates a topic and waits until its partitions' leaders answer: an idempotent producer whose
    * first batch meets a leader that is not ready yet was seen to retry until its delivery timeout.
    */
-  private static void createWritableTopic(KafkaBroker kafka, String topic) {
+  static void createWritableTopic(KafkaBroker kafka, String topic) {
     kafka.createTopic(topic, PARTITIONS);
     try (KafkaConsumer<byte[], byte[]> consumer =
         new KafkaConsumer<>(
-            Map.of(
-                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers(),
-                ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class,
-                ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class))) {
+            KafkaClientProperties.consumer(
+                kafka.clientProperties(),
+                Map.of(
+                    ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers(),
+                    ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class,
+                    ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG,
+                        ByteArrayDeserializer.class)))) {
       List<TopicPartition> partitions = new ArrayList<>();
       for (int p = 0; p < PARTITIONS; p++) {
         partitions.add(new TopicPartition(topic, p));
@@ -356,9 +367,12 @@ final class SagaBenchSystem implements AutoCloseable {
     }
   }
 
-  /** {@link #createWritableTopic(KafkaBroker, String)} on the cluster at {@code bootstrap}. */
-  static void createWritableTopic(String bootstrap, String topic) {
-    createWritableTopic(KafkaBroker.external(bootstrap), topic);
+  /**
+   * {@link #createWritableTopic(KafkaBroker, String)} on the cluster at {@code bootstrap}, reached
+   * with client settings {@code kafkaClient}.
+   */
+  static void createWritableTopic(String bootstrap, Map<String, String> kafkaClient, String topic) {
+    createWritableTopic(KafkaBroker.external(bootstrap, kafkaClient), topic);
   }
 
   /**

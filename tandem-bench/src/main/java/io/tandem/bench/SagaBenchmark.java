@@ -18,6 +18,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -88,6 +89,7 @@ public final class SagaBenchmark {
   private final int lanes;
   private final String jdbcUrl;
   private final String kafkaBootstrap;
+  private Map<String, String> kafkaClient = Map.of();
   private final PrintStream progress;
   private final String run = Long.toString(System.currentTimeMillis(), 36);
   private final AtomicLong orderSeq = new AtomicLong();
@@ -124,6 +126,15 @@ public final class SagaBenchmark {
     this.progress = progress;
   }
 
+  /**
+   * Client settings (TLS, SASL: {@code security.protocol}, {@code sasl.jaas.config}, ...) every
+   * Kafka client of the benchmark gets, for the Kafka it was given; none by default.
+   */
+  public SagaBenchmark kafkaClientProperties(Map<String, String> kafkaClientProperties) {
+    this.kafkaClient = Map.copyOf(kafkaClientProperties);
+    return this;
+  }
+
   public SagaBenchReport run() throws Exception {
     try (PostgresServer postgres = jdbcUrl == null ? embedded() : PostgresServer.external(jdbcUrl);
         KafkaBrokerProcess kafkaProcess =
@@ -135,7 +146,13 @@ public final class SagaBenchmark {
       int writers = SagaBenchSystem.PARTICIPANTS.size() * lanes + lanes;
       try (SagaBenchSystem system =
           SagaBenchSystem.start(
-              postgres, bootstrap, "tandem.bench-" + run + ".", lanes, STARTERS, writers / 5 + 1)) {
+              postgres,
+              bootstrap,
+              kafkaClient,
+              "tandem.bench-" + run + ".",
+              lanes,
+              STARTERS,
+              writers / 5 + 1)) {
         for (BenchDatabase db : system.databases) {
           db.execute(
               "CREATE TABLE bench_commit (id bigserial PRIMARY KEY, writer integer NOT NULL,"
@@ -264,7 +281,8 @@ public final class SagaBenchmark {
     SagaCpuMeter.Sample floorCpu;
     KafkaClientMetrics.Sample floorKafka;
     try (SagaFloor f =
-        new SagaFloor(system.databases, bootstrap, "tandem.bench-" + run + ".", lanes)) {
+        new SagaFloor(
+            system.databases, bootstrap, kafkaClient, "tandem.bench-" + run + ".", lanes)) {
       f.run(warmUp, inFlight, STARTERS);
       SagaCpuMeter.Sample floorCpu0 = cpu.sample();
       KafkaClientMetrics.Sample floorKafka0 = KafkaClientMetrics.sample();

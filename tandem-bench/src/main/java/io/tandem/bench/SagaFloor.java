@@ -1,5 +1,6 @@
 package io.tandem.bench;
 
+import io.tandem.kafka.KafkaClientProperties;
 import io.tandem.kafka.KafkaTransport;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
@@ -64,6 +65,7 @@ final class SagaFloor implements AutoCloseable {
   private static final Duration STALL_TIMEOUT = Duration.ofSeconds(60);
 
   private final List<BenchDatabase> databases;
+  private final Map<String, String> kafkaClient;
   private final String[] topics = new String[NODES];
   private final List<KafkaProducer<String, byte[]>> producers = new ArrayList<>();
   private final List<KafkaConsumer<String, byte[]>> consumers = new ArrayList<>();
@@ -86,8 +88,14 @@ final class SagaFloor implements AutoCloseable {
    *
    * @param databases the orchestrator's database first, then the four participants'
    */
-  SagaFloor(List<BenchDatabase> databases, String bootstrap, String topicPrefix, int lanes)
+  SagaFloor(
+      List<BenchDatabase> databases,
+      String bootstrap,
+      Map<String, String> kafkaClient,
+      String topicPrefix,
+      int lanes)
       throws SQLException {
+    this.kafkaClient = Map.copyOf(kafkaClient);
     if (databases.size() != NODES) {
       throw new IllegalArgumentException("the floor needs 5 databases, got " + databases.size());
     }
@@ -105,7 +113,7 @@ final class SagaFloor implements AutoCloseable {
                 "CREATE TABLE bench_floor_step (saga bigint NOT NULL, hop integer NOT NULL,"
                     + " payload text NOT NULL, PRIMARY KEY (saga, hop))");
         topics[node] = topicPrefix + "floor-" + node;
-        SagaBenchSystem.createWritableTopic(bootstrap, topics[node]);
+        SagaBenchSystem.createWritableTopic(bootstrap, kafkaClient, topics[node]);
       }
       for (int node = 0; node < NODES; node++) {
         startNode(node, bootstrap, topicPrefix, lanes);
@@ -121,24 +129,28 @@ final class SagaFloor implements AutoCloseable {
     String linger = System.getenv("TANDEM_BENCH_FLOOR_LINGER_MS"); // probe only
     KafkaProducer<String, byte[]> producer =
         new KafkaProducer<>(
-            KafkaTransport.producerConfig(
-                bootstrap, linger == null ? Map.of() : Map.of("linger.ms", linger)));
+            KafkaClientProperties.producer(
+                kafkaClient,
+                KafkaTransport.producerConfig(
+                    bootstrap, linger == null ? Map.of() : Map.of("linger.ms", linger))));
     producers.add(producer);
     KafkaConsumer<String, byte[]> consumer =
         new KafkaConsumer<>(
-            Map.of(
-                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
-                bootstrap,
-                ConsumerConfig.GROUP_ID_CONFIG,
-                topicPrefix + "floor-" + node,
-                ConsumerConfig.AUTO_OFFSET_RESET_CONFIG,
-                "earliest",
-                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG,
-                "true",
-                ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG,
-                StringDeserializer.class,
-                ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG,
-                ByteArrayDeserializer.class));
+            KafkaClientProperties.consumer(
+                kafkaClient,
+                Map.of(
+                    ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                    bootstrap,
+                    ConsumerConfig.GROUP_ID_CONFIG,
+                    topicPrefix + "floor-" + node,
+                    ConsumerConfig.AUTO_OFFSET_RESET_CONFIG,
+                    "earliest",
+                    ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG,
+                    "true",
+                    ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG,
+                    StringDeserializer.class,
+                    ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG,
+                    ByteArrayDeserializer.class)));
     consumers.add(consumer);
     consumer.subscribe(List.of(topics[node]));
     List<BlockingQueue<ConsumerRecord<String, byte[]>>> queues = new ArrayList<>();

@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code tandem bench}: benchmarks whose ratios are measured side by side in one run. */
@@ -56,32 +57,22 @@ final class BenchCommand implements Runnable {
     @Option(names = "--quick", description = "Shorter windows; skip the 1M-row parts.")
     boolean quick;
 
-    @Option(names = "--json", description = "Print one JSON object.")
-    boolean json;
+    @Mixin BenchOptions.Output output = new BenchOptions.Output();
 
-    @Option(
-        names = "--jdbc-url",
-        defaultValue = "${env:TANDEM_JDBC_URL}",
-        description = "PostgreSQL server (the benchmark creates and drops its own databases).")
-    String jdbcUrl;
+    @Mixin BenchOptions.Postgres postgres = new BenchOptions.Postgres();
 
-    @Option(
-        names = "--kafka-bootstrap",
-        defaultValue = "${env:TANDEM_KAFKA_BOOTSTRAP}",
-        description = "Kafka (default: an embedded broker in a child process).")
-    String kafkaBootstrap;
+    @Mixin KafkaOptions kafka = new KafkaOptions();
 
     @Override
     public Integer call() throws Exception {
+      kafka.checked();
       RelayBenchReport report =
-          new RelayBenchmark(events, quick, blank(jdbcUrl), blank(kafkaBootstrap), System.err)
+          new RelayBenchmark(
+                  events, quick, postgres.urlOrNull(), kafka.bootstrapOrNull(), System.err)
+              .kafkaClientProperties(kafka.clientProperties())
               .run();
-      System.out.print(json ? report.toJson() + System.lineSeparator() : report.toTable());
+      System.out.print(output.render(report.toJson(), report.toTable()));
       return 0;
-    }
-
-    private static String blank(String s) {
-      return s == null || s.isBlank() ? null : s;
     }
   }
 
@@ -101,28 +92,20 @@ final class BenchCommand implements Runnable {
         description = "Events per run (default: ${DEFAULT-VALUE}).")
     int events;
 
-    @Option(names = "--json", description = "Print one JSON object.")
-    boolean json;
+    @Mixin BenchOptions.Output output = new BenchOptions.Output();
 
-    @Option(
-        names = "--jdbc-url",
-        defaultValue = "${env:TANDEM_JDBC_URL}",
-        description = "PostgreSQL server (the benchmark creates and drops its own databases).")
-    String jdbcUrl;
+    @Mixin BenchOptions.Postgres postgres = new BenchOptions.Postgres();
 
-    @Option(
-        names = "--kafka-bootstrap",
-        defaultValue = "${env:TANDEM_KAFKA_BOOTSTRAP}",
-        description = "Kafka (default: an embedded broker in a child process).")
-    String kafkaBootstrap;
+    @Mixin KafkaOptions kafka = new KafkaOptions();
 
     @Override
     public Integer call() throws Exception {
+      kafka.checked();
       ConsumerBenchReport report =
-          new ConsumerBenchmark(
-                  events, Relay.blank(jdbcUrl), Relay.blank(kafkaBootstrap), System.err)
+          new ConsumerBenchmark(events, postgres.urlOrNull(), kafka.bootstrapOrNull(), System.err)
+              .kafkaClientProperties(kafka.clientProperties())
               .run();
-      System.out.print(json ? report.toJson() + System.lineSeparator() : report.toTable());
+      System.out.print(output.render(report.toJson(), report.toTable()));
       return 0;
     }
   }
@@ -146,28 +129,20 @@ final class BenchCommand implements Runnable {
         description = "Measured window of each phase, 5s to 10m (default: ${DEFAULT-VALUE}).")
     Duration window;
 
-    @Option(names = "--json", description = "Print one JSON object.")
-    boolean json;
+    @Mixin BenchOptions.Output output = new BenchOptions.Output();
 
-    @Option(
-        names = "--jdbc-url",
-        defaultValue = "${env:TANDEM_JDBC_URL}",
-        description = "PostgreSQL server (the benchmark creates and drops its own databases).")
-    String jdbcUrl;
+    @Mixin BenchOptions.Postgres postgres = new BenchOptions.Postgres();
 
-    @Option(
-        names = "--kafka-bootstrap",
-        defaultValue = "${env:TANDEM_KAFKA_BOOTSTRAP}",
-        description = "Kafka (default: an embedded broker in a child process).")
-    String kafkaBootstrap;
+    @Mixin KafkaOptions kafka = new KafkaOptions();
 
     @Override
     public Integer call() throws Exception {
+      kafka.checked();
       PipelineBenchReport report =
-          new PipelineBenchmark(
-                  window, Relay.blank(jdbcUrl), Relay.blank(kafkaBootstrap), System.err)
+          new PipelineBenchmark(window, postgres.urlOrNull(), kafka.bootstrapOrNull(), System.err)
+              .kafkaClientProperties(kafka.clientProperties())
               .run();
-      System.out.print(json ? report.toJson() + System.lineSeparator() : report.toTable());
+      System.out.print(output.render(report.toJson(), report.toTable()));
       return 0;
     }
   }
@@ -203,33 +178,21 @@ final class BenchCommand implements Runnable {
         description = "Worker lanes of each consumer (default: ${DEFAULT-VALUE}).")
     int lanes;
 
-    @Option(names = "--json", description = "Print one JSON object.")
-    boolean json;
+    @Mixin BenchOptions.Output output = new BenchOptions.Output();
 
-    @Option(
-        names = "--jdbc-url",
-        defaultValue = "${env:TANDEM_JDBC_URL}",
-        description = "PostgreSQL server (the benchmark creates and drops its own databases).")
-    String jdbcUrl;
+    @Mixin BenchOptions.Postgres postgres = new BenchOptions.Postgres();
 
-    @Option(
-        names = "--kafka-bootstrap",
-        defaultValue = "${env:TANDEM_KAFKA_BOOTSTRAP}",
-        description = "Kafka (default: an embedded broker in a child process).")
-    String kafkaBootstrap;
+    @Mixin KafkaOptions kafka = new KafkaOptions();
 
     @Override
     public Integer call() throws Exception {
+      kafka.checked();
       SagaBenchReport report =
           new SagaBenchmark(
-                  sagas,
-                  inFlight,
-                  lanes,
-                  Relay.blank(jdbcUrl),
-                  Relay.blank(kafkaBootstrap),
-                  System.err)
+                  sagas, inFlight, lanes, postgres.urlOrNull(), kafka.bootstrapOrNull(), System.err)
+              .kafkaClientProperties(kafka.clientProperties())
               .run();
-      System.out.print(json ? report.toJson() + System.lineSeparator() : report.toTable());
+      System.out.print(output.render(report.toJson(), report.toTable()));
       return 0;
     }
   }
@@ -257,14 +220,9 @@ final class BenchCommand implements Runnable {
         description = "Threads running transfers at once (default: ${DEFAULT-VALUE}).")
     int concurrency;
 
-    @Option(names = "--json", description = "Print one JSON object.")
-    boolean json;
+    @Mixin BenchOptions.Output output = new BenchOptions.Output();
 
-    @Option(
-        names = "--jdbc-url",
-        defaultValue = "${env:TANDEM_JDBC_URL}",
-        description = "PostgreSQL server (the benchmark creates and drops its own databases).")
-    String jdbcUrl;
+    @Mixin BenchOptions.Postgres postgres = new BenchOptions.Postgres();
 
     @Option(
         names = "--mariadb-url",
@@ -276,9 +234,13 @@ final class BenchCommand implements Runnable {
     public Integer call() throws Exception {
       XaBenchReport report =
           new XaBenchmark(
-                  transfers, concurrency, Relay.blank(jdbcUrl), Relay.blank(mariadbUrl), System.err)
+                  transfers,
+                  concurrency,
+                  postgres.urlOrNull(),
+                  mariadbUrl == null || mariadbUrl.isBlank() ? null : mariadbUrl,
+                  System.err)
               .run();
-      System.out.print(json ? report.toJson() + System.lineSeparator() : report.toTable());
+      System.out.print(output.render(report.toJson(), report.toTable()));
       return report.moneyConserved() ? 0 : 1;
     }
   }

@@ -4,6 +4,7 @@ import io.tandem.bench.CompareBenchmark;
 import io.tandem.bench.CompareReport;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code tandem compare}: one transfer as 2PC, saga and outbox, measured side by side. */
@@ -49,22 +50,20 @@ final class CompareCommand implements Callable<Integer> {
       description = "MariaDB server (the run creates and drops its own databases).")
   String mariadbUrl;
 
-  @Option(
-      names = "--kafka-bootstrap",
-      defaultValue = "${env:TANDEM_KAFKA_BOOTSTRAP}",
-      description = "Kafka (default: an embedded broker in this process).")
-  String kafkaBootstrap;
+  @Mixin KafkaOptions kafka = new KafkaOptions();
 
   @Override
   public Integer call() throws Exception {
+    kafka.checked();
     CompareReport report =
         new CompareBenchmark(
                 transfers,
                 concurrency,
                 blank(jdbcUrl),
                 blank(mariadbUrl),
-                blank(kafkaBootstrap),
+                kafka.bootstrapOrNull(),
                 System.err)
+            .kafkaClientProperties(kafka.clientProperties())
             .run();
     System.out.print(json ? report.toJson() + System.lineSeparator() : report.toTable());
     return 0;

@@ -15,6 +15,7 @@ import java.util.concurrent.CountDownLatch;
 import javax.sql.DataSource;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -181,11 +182,7 @@ final class DemoCommand implements Callable<Integer> {
               + " creates and drops its own databases there.")
   String jdbcUrl;
 
-  @Option(
-      names = "--kafka-bootstrap",
-      defaultValue = "${env:TANDEM_KAFKA_BOOTSTRAP}",
-      description = "External Kafka (default: TANDEM_KAFKA_BOOTSTRAP, else embedded).")
-  String kafkaBootstrap;
+  @Mixin KafkaOptions kafka = new KafkaOptions();
 
   @Option(
       names = "--timeout",
@@ -223,6 +220,7 @@ final class DemoCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     refuseOptionsOfTheOtherScenario();
+    kafka.checked();
     return scenario == Scenario.outbox ? outbox() : checkout();
   }
 
@@ -259,16 +257,21 @@ final class DemoCommand implements Callable<Integer> {
             outOfStockRate,
             shippingFailureRate,
             blankToNull(jdbcUrl),
-            blankToNull(kafkaBootstrap),
+            kafka.bootstrapOrNull(),
             blankToNull(mariadbUrl),
             !noMariaDb,
             timeout != null ? timeout : CheckoutDemoSettings.DEFAULTS.timeout(),
             seed,
             orchestratorKills);
     if (mode == Mode.choreography) {
-      return print(new ChoreographyDemo(settings, System.err).run());
+      return print(
+          new ChoreographyDemo(settings, System.err)
+              .kafkaClientProperties(kafka.clientProperties())
+              .run());
     }
-    CheckoutDemo demo = new CheckoutDemo(settings, System.err, System.console() != null);
+    CheckoutDemo demo =
+        new CheckoutDemo(settings, System.err, System.console() != null)
+            .kafkaClientProperties(kafka.clientProperties());
     if (!dashboard) {
       return print(demo.run());
     }
@@ -319,9 +322,10 @@ final class DemoCommand implements Callable<Integer> {
             relays,
             relayCrashes,
             blankToNull(jdbcUrl),
-            blankToNull(kafkaBootstrap),
+            kafka.bootstrapOrNull(),
             timeout != null ? timeout : DemoSettings.DEFAULTS.timeout());
-    DemoReport report = new OutboxDemo(settings, System.err).run();
+    DemoReport report =
+        new OutboxDemo(settings, System.err).kafkaClientProperties(kafka.clientProperties()).run();
     System.out.print(json ? report.toJson() + System.lineSeparator() : report.toTable());
     return report.ok() ? 0 : 1;
   }

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -64,10 +65,7 @@ final class DrillCommand implements Callable<Integer> {
       description = "A PostgreSQL server to use (user with CREATEDB); default embedded.")
   String jdbcUrl;
 
-  @Option(
-      names = "--kafka-bootstrap",
-      description = "A Kafka cluster to use; default an embedded broker.")
-  String kafkaBootstrap;
+  @Mixin KafkaOptions kafka = new KafkaOptions();
 
   @Option(
       names = "--kafka-cluster",
@@ -113,17 +111,19 @@ final class DrillCommand implements Callable<Integer> {
     }
     List<String> selected = DrillRunner.resolve(names);
     Path dir = logs != null ? logs : Files.createTempDirectory("tandem-drill-");
+    kafka.checked();
     DrillSettings settings =
         new DrillSettings(
-            events,
-            outage,
-            timeout,
-            !withoutProtection,
-            jdbcUrl,
-            kafkaBootstrap,
-            dir,
-            relay,
-            kafkaCluster);
+                events,
+                outage,
+                timeout,
+                !withoutProtection,
+                jdbcUrl,
+                kafka.bootstrapOrNull(),
+                dir,
+                relay)
+            .withKafkaClient(kafka.clientProperties())
+            .withKafkaCluster(kafkaCluster);
     DrillReport report = DrillRunner.run(selected, settings, System.err);
     if (json) {
       System.out.println(report.toJson());

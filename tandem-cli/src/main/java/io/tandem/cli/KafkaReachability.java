@@ -25,6 +25,18 @@ final class KafkaReachability {
    * @throws TandemException saying what failed and what to try, never a setting's value
    */
   static void check(String bootstrapServers, Map<String, String> settings, Duration timeout) {
+    check(bootstrapServers, settings, timeout, "--publish-timeout");
+  }
+
+  /**
+   * As {@link #check(String, Map, Duration)}; {@code timeoutOption} names the option that sets
+   * {@code timeout}, or is null when none does.
+   */
+  static void check(
+      String bootstrapServers,
+      Map<String, String> settings,
+      Duration timeout,
+      String timeoutOption) {
     Map<String, Object> config = new HashMap<>();
     for (Map.Entry<String, String> e : settings.entrySet()) {
       if (AdminClientConfig.configNames().contains(e.getKey())) {
@@ -39,11 +51,15 @@ final class KafkaReachability {
     try (Admin admin = Admin.create(config)) {
       admin.describeCluster().clusterId().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
     } catch (TimeoutException e) {
-      throw noAnswer(bootstrapServers, protocol, timeout);
+      throw noAnswer(bootstrapServers, protocol, timeout, timeoutOption);
     } catch (ExecutionException e) {
       Throwable cause = e.getCause();
       if (cause instanceof org.apache.kafka.common.errors.TimeoutException) {
-        throw noAnswer(bootstrapServers, protocol, timeout); // the client's own timeout came first
+        throw noAnswer(
+            bootstrapServers,
+            protocol,
+            timeout,
+            timeoutOption); // the client's own timeout came first
       }
       throw new TandemException(
           "Kafka at "
@@ -66,13 +82,15 @@ final class KafkaReachability {
   }
 
   private static TandemException noAnswer(
-      String bootstrapServers, String protocol, Duration timeout) {
+      String bootstrapServers, String protocol, Duration timeout, String timeoutOption) {
     return new TandemException(
         "Kafka at "
             + bootstrapServers
             + " did not answer within "
             + timeout.toMillis()
-            + " ms (--publish-timeout) with security.protocol="
+            + " ms"
+            + (timeoutOption == null ? "" : " (" + timeoutOption + ")")
+            + " with security.protocol="
             + protocol
             + ". Is it running and reachable? If its listener needs TLS or SASL, give the"
             + " client settings with --kafka-config FILE or --kafka-property KEY=VALUE"

@@ -305,6 +305,72 @@ class CredentialsNeverPrintedTest {
         "1s");
   }
 
+  /**
+   * Every other command that talks to Kafka ({@code demo} in both scenarios, each {@code bench} on
+   * Kafka, {@code compare}, {@code drill}), with a SASL password in {@code --kafka-property} and in
+   * {@code --kafka-config}, against a SASL listener that refuses it: each stops at its start-up
+   * check, before any server starts, saying the login was refused. The same settings without {@code
+   * --kafka-bootstrap}, and a malformed {@code --kafka-property}, print no secret either.
+   */
+  @Test
+  void everyKafkaCommandsClientSettingsNeverPrintTheirSecrets() throws Exception {
+    String jaas =
+        "sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required"
+            + " username=\"tandem\" password=\""
+            + SECRET
+            + "\";";
+    java.nio.file.Path config =
+        java.nio.file.Files.createTempDirectory("tandem-secrets").resolve("sasl.properties");
+    java.nio.file.Files.writeString(
+        config, "security.protocol=SASL_PLAINTEXT\nsasl.mechanism=PLAIN\n" + jaas + "\n");
+    try (io.tandem.testkit.KafkaBroker sasl =
+        io.tandem.testkit.KafkaBroker.embedded().defaultPartitions(1).saslListener().start()) {
+      String[] byProperty = {
+        "--kafka-bootstrap",
+        sasl.saslBootstrapServers(),
+        "--kafka-property",
+        "security.protocol=SASL_PLAINTEXT",
+        "--kafka-property",
+        "sasl.mechanism=PLAIN",
+        "--kafka-property",
+        jaas
+      };
+      String[] byFile = {
+        "--kafka-bootstrap", sasl.saslBootstrapServers(), "--kafka-config", config.toString()
+      };
+      String[][] commands = {
+        {"demo", "--jdbc-url", PG_DEAD},
+        {"demo", "--scenario", "outbox", "--jdbc-url", PG_DEAD},
+        {"bench", "relay", "--jdbc-url", PG_DEAD},
+        {"bench", "consumer", "--jdbc-url", PG_DEAD},
+        {"bench", "pipeline", "--jdbc-url", PG_DEAD},
+        {"bench", "saga", "--jdbc-url", PG_DEAD},
+        {"compare", "--jdbc-url", PG_DEAD, "--mariadb-url", MARIADB_DEAD},
+        {"drill", "broker-outage", "--jdbc-url", PG_DEAD},
+      };
+      for (String[] command : commands) {
+        for (String[] kafka : List.of(byProperty, byFile)) {
+          assertThat(assertNoSecret(concat(command, kafka)))
+              .contains("refused the connection with security.protocol=SASL_PLAINTEXT")
+              .contains("SaslAuthenticationException");
+        }
+      }
+      assertThat(
+              assertNoSecret(
+                  concat(
+                      new String[] {"bench", "relay"},
+                      new String[] {"--kafka-config", config.toString()})))
+          .contains("give --kafka-bootstrap host:port too");
+      assertThat(
+              assertNoSecret(
+                  concat(
+                      new String[] {"drill", "broker-outage"},
+                      byFile,
+                      new String[] {"--kafka-property", "ssl.key.password:" + SECRET})))
+          .contains("--kafka-property needs KEY=VALUE");
+    }
+  }
+
   private static String[] concat(String[]... parts) {
     return java.util.Arrays.stream(parts).flatMap(java.util.Arrays::stream).toArray(String[]::new);
   }
@@ -317,6 +383,7 @@ class CredentialsNeverPrintedTest {
       theDatabaseCommandsNeverPrintThePassword();
       theServerCommandsNeverPrintThePassword();
       kafkaClientSettingsAndNatsCredentialsNeverPrintTheirSecrets();
+      everyKafkaCommandsClientSettingsNeverPrintTheirSecrets();
     }
     List<String> missing = new ArrayList<>();
     walk(TandemCommand.commandLine(), missing);

@@ -203,7 +203,7 @@ class SecuredKafkaRelayTest {
    * Runs the relay in a thread until {@code done} (at most 30 s after its start line); returns all
    * it printed.
    */
-  private static String runRelayUntil(BooleanSupplier done, String... args) throws Exception {
+  static String runRelayUntil(BooleanSupplier done, String... args) throws Exception {
     PrintStream out = System.out;
     PrintStream err = System.err;
     ByteArrayOutputStream printed = new ByteArrayOutputStream();

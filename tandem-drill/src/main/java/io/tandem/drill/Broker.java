@@ -1,5 +1,7 @@
 package io.tandem.drill;
 
+import io.tandem.kafka.KafkaClientProperties;
+import io.tandem.testkit.KafkaBroker;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -27,19 +29,21 @@ final class Broker {
   private Broker() {}
 
   /** Every record on {@code topic} now, in partition order. */
-  static List<ConsumerRecord<byte[], byte[]>> readAll(String bootstrap, String topic) {
+  static List<ConsumerRecord<byte[], byte[]>> readAll(KafkaBroker kafka, String topic) {
     Map<String, Object> config =
-        Map.of(
-            ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
-            bootstrap,
-            ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG,
-            ByteArrayDeserializer.class,
-            ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG,
-            ByteArrayDeserializer.class,
-            ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG,
-            false,
-            ConsumerConfig.ISOLATION_LEVEL_CONFIG,
-            "read_committed");
+        KafkaClientProperties.consumer(
+            kafka.clientProperties(),
+            Map.of(
+                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                kafka.bootstrapServers(),
+                ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG,
+                ByteArrayDeserializer.class,
+                ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG,
+                ByteArrayDeserializer.class,
+                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG,
+                false,
+                ConsumerConfig.ISOLATION_LEVEL_CONFIG,
+                "read_committed"));
     List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
     try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(config)) {
       List<TopicPartition> partitions = new ArrayList<>();
@@ -73,9 +77,9 @@ final class Broker {
     }
   }
 
-  static Set<UUID> distinctIds(String bootstrap, String topic) {
+  static Set<UUID> distinctIds(KafkaBroker kafka, String topic) {
     Set<UUID> ids = new HashSet<>();
-    for (ConsumerRecord<byte[], byte[]> r : readAll(bootstrap, topic)) {
+    for (ConsumerRecord<byte[], byte[]> r : readAll(kafka, topic)) {
       UUID id = eventId(r);
       if (id != null) {
         ids.add(id);
@@ -85,19 +89,21 @@ final class Broker {
   }
 
   /** Sends {@code records} to {@code topic} in this order, same keys, values and headers. */
-  static void send(String bootstrap, String topic, List<ConsumerRecord<byte[], byte[]>> records) {
+  static void send(KafkaBroker kafka, String topic, List<ConsumerRecord<byte[], byte[]>> records) {
     Map<String, Object> config =
-        Map.of(
-            ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
-            bootstrap,
-            ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG,
-            ByteArraySerializer.class,
-            ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG,
-            ByteArraySerializer.class,
-            ProducerConfig.ACKS_CONFIG,
-            "all",
-            ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG,
-            true);
+        KafkaClientProperties.producer(
+            kafka.clientProperties(),
+            Map.of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                kafka.bootstrapServers(),
+                ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG,
+                ByteArraySerializer.class,
+                ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG,
+                ByteArraySerializer.class,
+                ProducerConfig.ACKS_CONFIG,
+                "all",
+                ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG,
+                true));
     try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(config)) {
       for (ConsumerRecord<byte[], byte[]> r : records) {
         producer.send(new ProducerRecord<>(topic, null, r.key(), r.value(), r.headers()));

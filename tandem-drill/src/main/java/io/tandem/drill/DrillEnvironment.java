@@ -37,7 +37,7 @@ final class DrillEnvironment implements AutoCloseable {
       KafkaBroker kafka =
           settings.kafkaBootstrap() == null
               ? KafkaBroker.embedded().start()
-              : KafkaBroker.external(settings.kafkaBootstrap());
+              : KafkaBroker.external(settings.kafkaBootstrap(), settings.kafkaClient());
       return new DrillEnvironment(settings, postgres, kafka, null);
     } catch (RuntimeException e) {
       postgres.close();

@@ -2,6 +2,7 @@ package io.tandem.drill;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Map;
 
 /**
  * How drills run.
@@ -19,7 +20,9 @@ import java.time.Duration;
  * @param relay {@value #POLLING_RELAY} or {@value #CDC_RELAY}: which relay publishes the outbox in
  *     the drills that have a form for each ({@code relay-crash-after-ack}); the others report
  *     NOT_AVAILABLE with the CDC relay
- * @param kafkaCluster 0 for one broker; 3 or more for a cluster of that many embedded nodes
+ * @param kafkaClient client settings (TLS, SASL) every Kafka client of the drills gets for the
+ *     given cluster, its role processes through their environment; none for an embedded broker
+ * @param kafkaCluster 0 for one broker; 3 to 5 for a cluster of that many embedded nodes
  *     (replication 3, {@code min.insync.replicas} 2) that every drill runs on
  */
 public record DrillSettings(
@@ -31,6 +34,7 @@ public record DrillSettings(
     String kafkaBootstrap,
     Path workDir,
     String relay,
+    Map<String, String> kafkaClient,
     int kafkaCluster) {
 
   public static final String POLLING_RELAY = "polling";
@@ -60,6 +64,7 @@ public record DrillSettings(
     if (!POLLING_RELAY.equals(relay) && !CDC_RELAY.equals(relay)) {
       throw new IllegalArgumentException("--relay must be polling or cdc, was " + relay);
     }
+    kafkaClient = kafkaClient == null ? Map.of() : Map.copyOf(kafkaClient);
     if (kafkaCluster != 0 && (kafkaCluster < 3 || kafkaCluster > 5)) {
       throw new IllegalArgumentException(
           "--kafka-cluster must be between 3 and 5 nodes (or left out for one broker), was "
@@ -72,7 +77,7 @@ public record DrillSettings(
     }
   }
 
-  /** Settings with one broker. */
+  /** Settings without Kafka client settings. */
   public DrillSettings(
       int events,
       Duration outage,
@@ -82,7 +87,42 @@ public record DrillSettings(
       String kafkaBootstrap,
       Path workDir,
       String relay) {
-    this(events, outage, timeout, protection, jdbcUrl, kafkaBootstrap, workDir, relay, 0);
+    this(events, outage, timeout, protection, jdbcUrl, kafkaBootstrap, workDir, relay, Map.of(), 0);
+  }
+
+  /** These settings with Kafka client settings {@code client} (TLS, SASL). */
+  public DrillSettings withKafkaClient(Map<String, String> client) {
+    return new DrillSettings(
+        events,
+        outage,
+        timeout,
+        protection,
+        jdbcUrl,
+        kafkaBootstrap,
+        workDir,
+        relay,
+        client,
+        kafkaCluster);
+  }
+
+  /** Settings whose drills run on an embedded Kafka cluster of {@code nodes} (0: one broker). */
+  public DrillSettings withKafkaCluster(int nodes) {
+    return new DrillSettings(
+        events,
+        outage,
+        timeout,
+        protection,
+        jdbcUrl,
+        kafkaBootstrap,
+        workDir,
+        relay,
+        kafkaClient,
+        nodes);
+  }
+
+  @Override
+  public String toString() {
+    return "DrillSettings[events=" + events + ", relay=" + relay + "]"; // no URL, no secret
   }
 
   /** Settings with the polling relay. */
@@ -109,32 +149,71 @@ public record DrillSettings(
 
   public DrillSettings withEvents(int n) {
     return new DrillSettings(
-        n, outage, timeout, protection, jdbcUrl, kafkaBootstrap, workDir, relay, kafkaCluster);
+        n,
+        outage,
+        timeout,
+        protection,
+        jdbcUrl,
+        kafkaBootstrap,
+        workDir,
+        relay,
+        kafkaClient,
+        kafkaCluster);
   }
 
   public DrillSettings withOutage(Duration d) {
     return new DrillSettings(
-        events, d, timeout, protection, jdbcUrl, kafkaBootstrap, workDir, relay, kafkaCluster);
+        events,
+        d,
+        timeout,
+        protection,
+        jdbcUrl,
+        kafkaBootstrap,
+        workDir,
+        relay,
+        kafkaClient,
+        kafkaCluster);
   }
 
   public DrillSettings withProtection(boolean on) {
     return new DrillSettings(
-        events, outage, timeout, on, jdbcUrl, kafkaBootstrap, workDir, relay, kafkaCluster);
+        events,
+        outage,
+        timeout,
+        on,
+        jdbcUrl,
+        kafkaBootstrap,
+        workDir,
+        relay,
+        kafkaClient,
+        kafkaCluster);
   }
 
   public DrillSettings withRelay(String r) {
     return new DrillSettings(
-        events, outage, timeout, protection, jdbcUrl, kafkaBootstrap, workDir, r, kafkaCluster);
+        events,
+        outage,
+        timeout,
+        protection,
+        jdbcUrl,
+        kafkaBootstrap,
+        workDir,
+        r,
+        kafkaClient,
+        kafkaCluster);
   }
 
   public DrillSettings withServers(String jdbc, String kafka) {
     return new DrillSettings(
-        events, outage, timeout, protection, jdbc, kafka, workDir, relay, kafkaCluster);
-  }
-
-  /** Settings whose drills run on an embedded Kafka cluster of {@code nodes} (0: one broker). */
-  public DrillSettings withKafkaCluster(int nodes) {
-    return new DrillSettings(
-        events, outage, timeout, protection, jdbcUrl, kafkaBootstrap, workDir, relay, nodes);
+        events,
+        outage,
+        timeout,
+        protection,
+        jdbc,
+        kafka,
+        workDir,
+        relay,
+        kafkaClient,
+        kafkaCluster);
   }
 }

@@ -345,11 +345,10 @@ final class Drills {
                 }
               },
               settings.timeout());
-      List<ConsumerRecord<byte[], byte[]>> records =
-          Broker.readAll(env.kafka().bootstrapServers(), s.relayTopic);
+      List<ConsumerRecord<byte[], byte[]>> records = Broker.readAll(env.kafka(), s.relayTopic);
       List<ConsumerRecord<byte[], byte[]>> delivered = fault.apply(records);
       long faultAt = System.nanoTime();
-      Broker.send(env.kafka().bootstrapServers(), s.consumerTopic, delivered);
+      Broker.send(env.kafka(), s.consumerTopic, delivered);
       detail.add(
           faultText
               + ": "

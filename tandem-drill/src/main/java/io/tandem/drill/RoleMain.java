@@ -13,6 +13,7 @@ import io.tandem.core.spi.PublishOutcome;
 import io.tandem.inbox.ConsumerRunner;
 import io.tandem.inbox.InboxProcessor;
 import io.tandem.jdbc.Transactions;
+import io.tandem.kafka.KafkaClientProperties;
 import io.tandem.kafka.KafkaMessageSource;
 import io.tandem.kafka.KafkaTransport;
 import io.tandem.kafka.TopicRouter;
@@ -114,6 +115,7 @@ public final class RoleMain {
         direct
             ? KafkaTransport.builder()
                 .bootstrapServers(a.required("kafka-bootstrap"))
+                .clientProperties(KafkaClientProperties.inherited())
                 .source("/tandem/drill/service")
                 .topicRouter(TopicRouter.fixed(a.required("topic")))
                 // A service that publishes after its commit and gives up on a failed send.
@@ -275,6 +277,7 @@ public final class RoleMain {
     KafkaTransport transport =
         KafkaTransport.builder()
             .bootstrapServers(a.required("kafka-bootstrap"))
+            .clientProperties(KafkaClientProperties.inherited())
             .source("/tandem/drill/service")
             .topicRouter(TopicRouter.fixed(a.required("topic")))
             .build();
@@ -311,6 +314,7 @@ public final class RoleMain {
     KafkaTransport transport =
         KafkaTransport.builder()
             .bootstrapServers(a.required("kafka-bootstrap"))
+            .clientProperties(KafkaClientProperties.inherited())
             .source("/tandem/drill/service")
             .topicRouter(TopicRouter.fixed(a.required("topic")))
             .build();
@@ -350,6 +354,7 @@ public final class RoleMain {
     MessageSource kafka =
         KafkaMessageSource.builder()
             .bootstrapServers(a.required("kafka-bootstrap"))
+            .clientProperties(KafkaClientProperties.inherited())
             .groupId(a.required("group"))
             .topics(List.of(a.required("topic")))
             // A dead member's partitions move after 6 s instead of the default 45 s.

@@ -1,6 +1,7 @@
 package io.tandem.drill;
 
 import io.tandem.jdbc.Migrations;
+import io.tandem.kafka.KafkaClientProperties;
 import io.tandem.testkit.IsolatedDatabase;
 import io.tandem.testkit.JvmProcess;
 import io.tandem.testkit.KafkaBroker;
@@ -98,7 +99,7 @@ final class Scenario implements AutoCloseable {
                 "--group",
                 "drill-" + relayTopic));
     args.addAll(List.of(extra));
-    return track(role(dir, "consumer-" + (++started), faults, "consumer", args));
+    return track(role(dir, "consumer-" + (++started), faults, "consumer", args, kafka));
   }
 
   JvmProcess relayProcess(String faults) {
@@ -117,7 +118,8 @@ final class Scenario implements AutoCloseable {
                 "--topic",
                 relayTopic,
                 "--id",
-                id)));
+                id),
+            kafka));
   }
 
   /**
@@ -141,7 +143,7 @@ final class Scenario implements AutoCloseable {
                 "--slot",
                 slot));
     args.addAll(List.of(extra));
-    return track(role(dir, id, faults, "relay", args));
+    return track(role(dir, id, faults, "relay", args, kafka));
   }
 
   JvmProcess serviceProcess(String faults, int rate, String... extra) {
@@ -156,13 +158,22 @@ final class Scenario implements AutoCloseable {
                 "--topic", relayTopic,
                 "--ack-log", ackLog.toString()));
     args.addAll(List.of(extra));
-    return track(role(dir, "service-" + (++started), faults, "service", args));
+    return track(role(dir, "service-" + (++started), faults, "service", args, kafka));
   }
 
-  /** Starts a {@link RoleMain} role; {@code faults}, when not null, becomes -Dtandem.faults. */
+  /**
+   * Starts a {@link RoleMain} role; {@code faults}, when not null, becomes -Dtandem.faults. The
+   * Kafka client settings of {@code kafka} (TLS, SASL) go through the child's environment, never
+   * its command line.
+   */
   private static JvmProcess role(
-      Path dir, String name, String faults, String role, List<String> args) {
+      Path dir, String name, String faults, String role, List<String> args, KafkaBroker kafka) {
     JvmProcess.Arguments all = JvmProcess.arguments().add(role);
+    if (!kafka.clientProperties().isEmpty()) {
+      all.environment(
+          KafkaClientProperties.ENVIRONMENT_VARIABLE,
+          KafkaClientProperties.encode(kafka.clientProperties()));
+    }
     for (int i = 0; i < args.size(); i++) {
       all.add(args.get(i));
       if (args.get(i).equals("--jdbc-url") && i + 1 < args.size()) {
@@ -296,11 +307,7 @@ final class Scenario implements AutoCloseable {
   }
 
   Tally tally() throws SQLException {
-    return Tally.read(
-        service(),
-        consumer(),
-        acknowledged(),
-        Broker.distinctIds(kafka.bootstrapServers(), relayTopic));
+    return Tally.read(service(), consumer(), acknowledged(), Broker.distinctIds(kafka, relayTopic));
   }
 
   /** Stops every process this scenario started (SIGTERM, then SIGKILL after 5 s). */

@@ -314,6 +314,16 @@ public final class KafkaMessageSource implements MessageSource {
     }
 
     /**
+     * The settings of {@code clientProperties} a consumer knows ({@link
+     * KafkaClientProperties#consumer}), each as {@link #consumerProperty}: the client settings a
+     * program gives all its Kafka clients (TLS, SASL), of which a producer's are left out.
+     */
+    public Builder clientProperties(Map<String, String> clientProperties) {
+      KafkaClientProperties.consumer(clientProperties).forEach(this::consumerProperty);
+      return this;
+    }
+
+    /**
      * Validates the settings.
      *
      * @throws IllegalArgumentException naming the first parameter that is missing or invalid

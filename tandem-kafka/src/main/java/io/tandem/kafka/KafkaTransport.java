@@ -162,6 +162,16 @@ public final class KafkaTransport implements Transport {
     }
 
     /**
+     * The settings of {@code clientProperties} a producer knows ({@link
+     * KafkaClientProperties#producer}), each as {@link #producerProperty}: the client settings a
+     * program gives all its Kafka clients (TLS, SASL), of which a consumer's are left out.
+     */
+    public Builder clientProperties(Map<String, String> clientProperties) {
+      KafkaClientProperties.producer(clientProperties).forEach(this::producerProperty);
+      return this;
+    }
+
+    /**
      * How long {@link #close()} lets sends in flight complete; default zero (abandon them, as the
      * {@link Transport} contract says).
      */

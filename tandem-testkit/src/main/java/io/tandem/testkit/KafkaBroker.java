@@ -3,6 +3,7 @@ package io.tandem.testkit;
 import io.tandem.testkit.internal.ClusterReadiness;
 import io.tandem.testkit.internal.ExitCleanup;
 import io.tandem.testkit.internal.KraftNode;
+import io.tandem.testkit.internal.SaslUser;
 import io.tandem.testkit.internal.SelfSignedTls;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -61,13 +62,18 @@ public final class KafkaBroker implements AutoCloseable {
   private static final Duration LEADER_POLL_INTERVAL = Duration.ofMillis(50);
 
   private final String bootstrapServers;
+  private final Map<String, String> clientProperties;
   private final KraftNode node;
   private final ExitCleanup.Registration exitCleanup;
   private boolean closed;
 
   private KafkaBroker(
-      String bootstrapServers, KraftNode node, ExitCleanup.Registration exitCleanup) {
+      String bootstrapServers,
+      Map<String, String> clientProperties,
+      KraftNode node,
+      ExitCleanup.Registration exitCleanup) {
     this.bootstrapServers = bootstrapServers;
+    this.clientProperties = Map.copyOf(clientProperties);
     this.node = node;
     this.exitCleanup = exitCleanup;
   }
@@ -86,19 +92,85 @@ public final class KafkaBroker implements AutoCloseable {
    * @throws IllegalStateException if the cluster does not answer within {@link #OPERATION_TIMEOUT}
    */
   public static KafkaBroker external(String bootstrapServers) {
+    return external(bootstrapServers, Map.of());
+  }
+
+  /**
+   * Returns a handle on an already running cluster reached with client settings {@code
+   * clientProperties} (TLS, SASL: {@code security.protocol}, {@code sasl.jaas.config}, ...), after
+   * checking with them that it answers. {@link #clientProperties()} returns them, for the clients
+   * of whoever uses this handle; {@link #createTopic} uses them. Their values are never printed.
+   *
+   * @throws IllegalArgumentException if {@code bootstrapServers} is blank
+   * @throws IllegalStateException if the cluster does not answer within {@link #OPERATION_TIMEOUT}
+   */
+  public static KafkaBroker external(
+      String bootstrapServers, Map<String, String> clientProperties) {
     if (bootstrapServers == null || bootstrapServers.isBlank()) {
       throw new IllegalArgumentException(
           "Kafka bootstrap servers must not be blank, for example '127.0.0.1:9092', was '"
               + bootstrapServers
               + "'");
     }
-    ClusterReadiness.await(bootstrapServers, OPERATION_TIMEOUT);
-    return new KafkaBroker(bootstrapServers, null, null);
+    ClusterReadiness.await(bootstrapServers, clientProperties, OPERATION_TIMEOUT);
+    return new KafkaBroker(bootstrapServers, clientProperties, null, null);
   }
 
   /** Returns the value for the clients' {@code bootstrap.servers}. */
   public String bootstrapServers() {
     return bootstrapServers;
+  }
+
+  /**
+   * Returns the client settings that reach {@link #bootstrapServers()} beside the servers
+   * themselves: those given to {@link #external(String, Map)}, none for an embedded broker (its
+   * {@link #bootstrapServers()} listener is plaintext).
+   */
+  public Map<String, String> clientProperties() {
+    return clientProperties;
+  }
+
+  /**
+   * Returns the {@code host:port} of the SASL_PLAINTEXT listener of a broker built with {@link
+   * Builder#saslListener()}.
+   *
+   * @throws IllegalStateException if it has none
+   */
+  public String saslBootstrapServers() {
+    requireSasl();
+    return node.saslBootstrapServers();
+  }
+
+  /** Returns the name of the one user the SASL listener knows. */
+  public String saslUser() {
+    requireSasl();
+    return node.saslUser().name();
+  }
+
+  /** Returns the password of {@link #saslUser()}, random per broker. */
+  public String saslPassword() {
+    requireSasl();
+    return node.saslUser().password();
+  }
+
+  /**
+   * Returns the client settings that log in to {@link #saslBootstrapServers()} as {@link
+   * #saslUser()}: {@code security.protocol=SASL_PLAINTEXT}, {@code sasl.mechanism} and {@code
+   * sasl.jaas.config}.
+   *
+   * @param mechanism {@code PLAIN}, {@code SCRAM-SHA-256} or {@code SCRAM-SHA-512}
+   * @throws IllegalStateException if the broker has no SASL listener
+   */
+  public Map<String, String> saslClientProperties(String mechanism) {
+    requireSasl();
+    return SaslUser.clientProperties(mechanism, saslUser(), saslPassword());
+  }
+
+  private void requireSasl() {
+    if (node == null || node.saslUser() == null) {
+      throw new IllegalStateException(
+          this + " has no SASL listener: build it with KafkaBroker.embedded().saslListener()");
+    }
   }
 
   /**
@@ -160,7 +232,8 @@ public final class KafkaBroker implements AutoCloseable {
     long deadline = System.nanoTime() + OPERATION_TIMEOUT.toNanos();
     NewTopic topic = new NewTopic(name, Optional.of(partitions), Optional.empty());
     try (Admin admin =
-        Admin.create(ClusterReadiness.adminConfig(bootstrapServers, OPERATION_TIMEOUT))) {
+        Admin.create(
+            ClusterReadiness.adminConfig(bootstrapServers, clientProperties, OPERATION_TIMEOUT))) {
       boolean created = true;
       try {
         admin
@@ -311,8 +384,21 @@ public final class KafkaBroker implements AutoCloseable {
     private Duration startupTimeout = DEFAULT_STARTUP_TIMEOUT;
     private final Map<String, String> brokerConfig = new LinkedHashMap<>();
     private boolean tlsListener;
+    private boolean saslListener;
 
     private Builder() {}
+
+    /**
+     * Adds a listener that speaks SASL_PLAINTEXT with the mechanisms PLAIN, SCRAM-SHA-256 and
+     * SCRAM-SHA-512, knowing one user, {@code tandem}, with a random password (its SCRAM
+     * credentials are written when the log directory is formatted, as {@code kafka-storage format
+     * --add-scram} does). Clients reach it at {@link KafkaBroker#saslBootstrapServers()} with
+     * {@link KafkaBroker#saslClientProperties(String)}; the plaintext listener stays.
+     */
+    public Builder saslListener() {
+      this.saslListener = true;
+      return this;
+    }
 
     /**
      * Adds a second listener that speaks TLS, on a self-signed certificate for {@code 127.0.0.1}
@@ -371,7 +457,12 @@ public final class KafkaBroker implements AutoCloseable {
      */
     public KafkaBroker start() {
       KraftNode node =
-          KraftNode.format(defaultPartitions, brokerConfig, startupTimeout, tlsListener);
+          KraftNode.format(
+              defaultPartitions,
+              brokerConfig,
+              startupTimeout,
+              tlsListener,
+              saslListener ? SaslUser.random("tandem") : null);
       try {
         node.start();
       } catch (RuntimeException e) {
@@ -380,7 +471,7 @@ public final class KafkaBroker implements AutoCloseable {
       }
       ExitCleanup.Registration exitCleanup =
           ExitCleanup.register("stop embedded Kafka at " + node.bootstrapServers(), node::destroy);
-      return new KafkaBroker(node.bootstrapServers(), node, exitCleanup);
+      return new KafkaBroker(node.bootstrapServers(), Map.of(), node, exitCleanup);
     }
   }
 }

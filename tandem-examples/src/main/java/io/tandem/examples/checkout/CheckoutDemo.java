@@ -70,6 +70,7 @@ public final class CheckoutDemo {
       "jdbc:mariadb://127.0.0.1:3306/test?user=root&connectTimeout=2000";
 
   private final CheckoutDemoSettings settings;
+  private Map<String, String> kafkaClient = Map.of();
   private final PrintStream progress;
   private final boolean liveLine;
 
@@ -119,6 +120,15 @@ public final class CheckoutDemo {
     void hold(CheckoutSystem system, CheckoutReport report) throws Exception;
   }
 
+  /**
+   * Client settings (TLS, SASL) every Kafka client of the demo gets for the Kafka of {@code
+   * kafkaBootstrap}, its child processes through their environment; none by default. Never printed.
+   */
+  public CheckoutDemo kafkaClientProperties(Map<String, String> kafkaClientProperties) {
+    this.kafkaClient = Map.copyOf(kafkaClientProperties);
+    return this;
+  }
+
   /** Runs the demo; every server and database it started or created is gone afterwards. */
   public CheckoutReport run() throws Exception {
     return run(null);
@@ -142,9 +152,8 @@ public final class CheckoutDemo {
                 : PostgresServer.external(settings.jdbcUrl());
         KafkaBroker kafka =
             KafkaBroker.external(
-                kafkaProcess != null
-                    ? kafkaProcess.bootstrapServers()
-                    : settings.kafkaBootstrap())) {
+                kafkaProcess != null ? kafkaProcess.bootstrapServers() : settings.kafkaBootstrap(),
+                kafkaProcess != null ? Map.of() : kafkaClient)) {
       long serversMillis = millisSince(start);
       if (kafkaProcess != null || settings.jdbcUrl() == null) {
         say("servers up in %.1f s", serversMillis / 1000.0);

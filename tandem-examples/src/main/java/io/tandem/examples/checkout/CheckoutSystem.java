@@ -3,6 +3,7 @@ package io.tandem.examples.checkout;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.tandem.jdbc.Migrations;
+import io.tandem.kafka.KafkaClientProperties;
 import io.tandem.saga.SagaOrchestrator;
 import io.tandem.saga.SagaStatus;
 import io.tandem.testkit.DatabaseServer;
@@ -226,10 +227,13 @@ public final class CheckoutSystem implements AutoCloseable {
     kafka.createTopic(topic, 3);
     try (KafkaConsumer<byte[], byte[]> consumer =
         new KafkaConsumer<>(
-            Map.of(
-                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers(),
-                ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class,
-                ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class))) {
+            KafkaClientProperties.consumer(
+                kafka.clientProperties(),
+                Map.of(
+                    ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers(),
+                    ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class,
+                    ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG,
+                        ByteArrayDeserializer.class)))) {
       List<TopicPartition> partitions = new ArrayList<>();
       for (int p = 0; p < 3; p++) {
         partitions.add(new TopicPartition(topic, p));
@@ -493,7 +497,7 @@ public final class CheckoutSystem implements AutoCloseable {
                   + ".";
       CheckoutSystem system =
           new CheckoutSystem(
-              new KafkaTopology(kafka.bootstrapServers(), prefix),
+              new KafkaTopology(kafka.bootstrapServers(), prefix, kafka.clientProperties()),
               payment instanceof MariaDbServer);
       try {
         system.start(this);

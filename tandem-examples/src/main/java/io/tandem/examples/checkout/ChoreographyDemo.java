@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * The checkout demo as a choreography ({@link ChoreographedCheckout}: the same four services
@@ -28,6 +29,7 @@ import java.util.Locale;
  */
 public final class ChoreographyDemo {
   private final CheckoutDemoSettings settings;
+  private Map<String, String> kafkaClient = Map.of();
   private final PrintStream progress;
 
   public ChoreographyDemo(CheckoutDemoSettings settings, PrintStream progress) {
@@ -49,6 +51,15 @@ public final class ChoreographyDemo {
     return (int) Math.round(rate * 100);
   }
 
+  /**
+   * Client settings (TLS, SASL) every Kafka client of the demo gets for the Kafka of {@code
+   * kafkaBootstrap}, its child processes through their environment; none by default. Never printed.
+   */
+  public ChoreographyDemo kafkaClientProperties(Map<String, String> kafkaClientProperties) {
+    this.kafkaClient = Map.copyOf(kafkaClientProperties);
+    return this;
+  }
+
   /** Runs the demo; every server and database it started or created is gone afterwards. */
   public CheckoutReport run() {
     long start = System.nanoTime();
@@ -65,6 +76,7 @@ public final class ChoreographyDemo {
         ChoreographedCheckout.builder()
             .jdbcUrl(settings.jdbcUrl())
             .kafkaBootstrap(settings.kafkaBootstrap())
+            .kafkaClientProperties(kafkaClient)
             .mariadbUrl(mariadb)
             .progress(progress)
             .build()) {

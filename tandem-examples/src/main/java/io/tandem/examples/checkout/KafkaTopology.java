@@ -2,6 +2,7 @@ package io.tandem.examples.checkout;
 
 import io.tandem.kafka.TopicRouter;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Where the checkout system's messages go: one Kafka cluster and a topic prefix per run, so that
@@ -11,9 +12,19 @@ import java.util.List;
  *
  * @param bootstrapServers the cluster
  * @param prefix for example {@code tandem.checkout-k3x9.}: letters, digits, '.', '_', '-'
+ * @param clientProperties client settings (TLS, SASL) every client of the system gets beside the
+ *     bootstrap servers; none for a plaintext cluster. Never printed.
  */
-public record KafkaTopology(String bootstrapServers, String prefix) {
+public record KafkaTopology(
+    String bootstrapServers, String prefix, Map<String, String> clientProperties) {
+
+  /** A topology of a plaintext cluster: no client settings. */
+  public KafkaTopology(String bootstrapServers, String prefix) {
+    this(bootstrapServers, prefix, Map.of());
+  }
+
   public KafkaTopology {
+    clientProperties = clientProperties == null ? Map.of() : Map.copyOf(clientProperties);
     if (bootstrapServers == null || bootstrapServers.isBlank()) {
       throw new IllegalArgumentException("bootstrapServers must not be blank");
     }
@@ -21,6 +32,11 @@ public record KafkaTopology(String bootstrapServers, String prefix) {
       throw new IllegalArgumentException(
           "prefix '" + prefix + "' is invalid: use 1 to 100 of a-z, 0-9, '.', '_', '-'");
     }
+  }
+
+  @Override
+  public String toString() {
+    return "KafkaTopology[" + bootstrapServers + ", " + prefix + "]"; // never a setting's value
   }
 
   /** The topic of an aggregate type (a participant's commands, the orchestrator's replies). */

@@ -3,6 +3,7 @@ package io.tandem.examples.checkout;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.tandem.core.ConfiguredFaults;
+import io.tandem.kafka.KafkaClientProperties;
 import io.tandem.testkit.JvmProcess;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -48,6 +49,9 @@ public final class OrchestratorMain {
         OrchestratorMain.class.getName(),
         JvmProcess.arguments()
             .secret("TANDEM_ORCHESTRATOR_JDBC_URL", system.orchestratorJdbcUrl())
+            .environment( // never on the command line
+                KafkaClientProperties.ENVIRONMENT_VARIABLE,
+                KafkaClientProperties.encode(system.topology().clientProperties()))
             .add(system.topology().bootstrapServers(), system.topology().prefix())
             .add(instance, stepTimeout.toString()));
   }
@@ -68,7 +72,7 @@ public final class OrchestratorMain {
     CheckoutOrchestrator orchestrator =
         CheckoutOrchestrator.start(
             dataSource,
-            new KafkaTopology(args[1], args[2]),
+            new KafkaTopology(args[1], args[2], KafkaClientProperties.inherited()),
             stepTimeout,
             Duration.ofMillis(100),
             args[3],

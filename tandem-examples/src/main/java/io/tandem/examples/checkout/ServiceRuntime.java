@@ -53,6 +53,7 @@ final class ServiceRuntime implements AutoCloseable {
     KafkaTransport transport =
         KafkaTransport.builder()
             .bootstrapServers(topology.bootstrapServers())
+            .clientProperties(topology.clientProperties())
             .source("/tandem/checkout/" + service)
             .topicRouter(topology.router())
             .build();
@@ -70,6 +71,7 @@ final class ServiceRuntime implements AutoCloseable {
     KafkaMessageSource source =
         KafkaMessageSource.builder()
             .bootstrapServers(topology.bootstrapServers())
+            .clientProperties(topology.clientProperties())
             .groupId(topology.group(processor.consumer()))
             .topics(List.of(topology.topic(inboundType)))
             .pollTimeout(Duration.ofMillis(100))

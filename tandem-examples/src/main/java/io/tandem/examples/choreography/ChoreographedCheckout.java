@@ -10,6 +10,7 @@ import io.tandem.inbox.InboxOperations;
 import io.tandem.inbox.InboxProcessor;
 import io.tandem.jdbc.JdbcException;
 import io.tandem.jdbc.Migrations;
+import io.tandem.kafka.KafkaClientProperties;
 import io.tandem.outbox.OutboxOperations;
 import io.tandem.saga.SagaTrail;
 import io.tandem.saga.TrailEntry;
@@ -127,6 +128,7 @@ public final class ChoreographedCheckout implements AutoCloseable {
   private final LongAdder redeliveredDuplicates = new LongAdder();
   private final String prefix;
   private String bootstrapServers;
+  private Map<String, String> kafkaClient = Map.of();
   private boolean paymentOnMariaDb;
   private long serversMillis;
   private OrderService orders;
@@ -184,6 +186,7 @@ public final class ChoreographedCheckout implements AutoCloseable {
     paymentOnMariaDb = paymentServer instanceof MariaDbServer;
     KafkaBroker kafka = kafka();
     bootstrapServers = kafka.bootstrapServers();
+    kafkaClient = kafka.clientProperties();
     serversMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
     say(
         "services on %s; payment on %s; Kafka at %s; topics %s*",
@@ -276,7 +279,7 @@ public final class ChoreographedCheckout implements AutoCloseable {
       return settings.kafka;
     }
     if (settings.kafkaBootstrap != null) {
-      return KafkaBroker.external(settings.kafkaBootstrap);
+      return KafkaBroker.external(settings.kafkaBootstrap, settings.kafkaClient);
     }
     say("starting an embedded Kafka broker");
     KafkaBroker broker = KafkaBroker.embedded().start();
@@ -308,6 +311,7 @@ public final class ChoreographedCheckout implements AutoCloseable {
             service.equals(PaymentService.NAME) && paymentOnMariaDb,
             settings.pollInterval,
             bootstrapServers,
+            kafkaClient,
             prefix,
             settings.concurrency);
     resources.push(node);
@@ -328,6 +332,7 @@ public final class ChoreographedCheckout implements AutoCloseable {
       boolean onMariaDb,
       Duration pollInterval,
       String bootstrapServers,
+      Map<String, String> kafkaClient,
       String prefix,
       int concurrency) {
     return ServiceNode.start(
@@ -336,6 +341,7 @@ public final class ChoreographedCheckout implements AutoCloseable {
         processor,
         topics(prefix, service),
         bootstrapServers,
+        kafkaClient,
         prefix,
         prefix + service,
         onMariaDb ? pollInterval.dividedBy(2) : pollInterval,
@@ -361,7 +367,8 @@ public final class ChoreographedCheckout implements AutoCloseable {
    */
   private static void createWritableTopic(KafkaBroker kafka, String topic) {
     kafka.createTopic(topic, PARTITIONS);
-    try (KafkaConsumer<byte[], byte[]> consumer = rawConsumer(kafka.bootstrapServers())) {
+    try (KafkaConsumer<byte[], byte[]> consumer =
+        rawConsumer(kafka.bootstrapServers(), kafka.clientProperties())) {
       List<TopicPartition> partitions = new ArrayList<>();
       for (int p = 0; p < PARTITIONS; p++) {
         partitions.add(new TopicPartition(topic, p));
@@ -370,12 +377,15 @@ public final class ChoreographedCheckout implements AutoCloseable {
     }
   }
 
-  private static KafkaConsumer<byte[], byte[]> rawConsumer(String bootstrapServers) {
+  private static KafkaConsumer<byte[], byte[]> rawConsumer(
+      String bootstrapServers, Map<String, String> kafkaClient) {
     return new KafkaConsumer<>(
-        Map.of(
-            ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
-            ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class,
-            ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class));
+        KafkaClientProperties.consumer(
+            kafkaClient,
+            Map.of(
+                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
+                ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class,
+                ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class)));
   }
 
   // ---- the business -------------------------------------------------------------------------
@@ -537,6 +547,11 @@ public final class ChoreographedCheckout implements AutoCloseable {
     return jdbcUrls.get(service);
   }
 
+  /** The Kafka client settings (TLS, SASL) the services use beside {@link #bootstrapServers()}. */
+  public Map<String, String> kafkaClientProperties() {
+    return kafkaClient;
+  }
+
   /** The Kafka cluster the services use. */
   public String bootstrapServers() {
     requireStarted();
@@ -579,6 +594,7 @@ public final class ChoreographedCheckout implements AutoCloseable {
               processor,
               node.topics(),
               bootstrapServers,
+              kafkaClient,
               prefix + node.service() + "-redelivery-" + round,
               settings.concurrency)) {
         runner.start();
@@ -639,7 +655,7 @@ public final class ChoreographedCheckout implements AutoCloseable {
   }
 
   private long recordCount(List<String> topics) {
-    try (KafkaConsumer<byte[], byte[]> consumer = rawConsumer(bootstrapServers)) {
+    try (KafkaConsumer<byte[], byte[]> consumer = rawConsumer(bootstrapServers, kafkaClient)) {
       List<TopicPartition> partitions = new ArrayList<>();
       for (String topic : topics) {
         consumer
@@ -738,6 +754,7 @@ public final class ChoreographedCheckout implements AutoCloseable {
     private String mariadbUrl;
     private KafkaBroker kafka;
     private String kafkaBootstrap;
+    private Map<String, String> kafkaClient = Map.of();
     private Duration pollInterval = DEFAULT_POLL_INTERVAL;
     private int concurrency = DEFAULT_CONCURRENCY;
     private String topicPrefix;
@@ -754,6 +771,7 @@ public final class ChoreographedCheckout implements AutoCloseable {
       b.mariadbUrl = mariadbUrl;
       b.kafka = kafka;
       b.kafkaBootstrap = kafkaBootstrap;
+      b.kafkaClient = kafkaClient;
       b.pollInterval = pollInterval;
       b.concurrency = concurrency;
       b.topicPrefix = topicPrefix;
@@ -796,6 +814,15 @@ public final class ChoreographedCheckout implements AutoCloseable {
     /** A running Kafka cluster (left running by {@code close()}). */
     public Builder kafka(KafkaBroker kafka) {
       this.kafka = kafka;
+      return this;
+    }
+
+    /**
+     * Client settings (TLS, SASL) for the Kafka of {@link #kafkaBootstrap}; none by default. Their
+     * values are never printed; service processes get them through their environment.
+     */
+    public Builder kafkaClientProperties(Map<String, String> kafkaClient) {
+      this.kafkaClient = Map.copyOf(kafkaClient);
       return this;
     }
 

@@ -2,6 +2,7 @@ package io.tandem.examples.choreography;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.tandem.kafka.KafkaClientProperties;
 import io.tandem.testkit.JvmProcess;
 import java.nio.file.Path;
 import java.util.List;
@@ -51,6 +52,7 @@ public final class ChoreographyServiceMain {
             jdbcUrl.startsWith("jdbc:mariadb:"),
             ChoreographedCheckout.DEFAULT_POLL_INTERVAL,
             args[2],
+            KafkaClientProperties.inherited(), // from the environment, never argv
             args[3],
             ChoreographedCheckout.DEFAULT_CONCURRENCY);
     Runtime.getRuntime()
@@ -80,6 +82,9 @@ public final class ChoreographyServiceMain {
         JvmProcess.arguments()
             .add(service)
             .secret("TANDEM_SERVICE_JDBC_URL", checkout.jdbcUrl(service))
+            .environment(
+                KafkaClientProperties.ENVIRONMENT_VARIABLE,
+                KafkaClientProperties.encode(checkout.kafkaClientProperties()))
             .add(checkout.bootstrapServers(), checkout.topicPrefix()));
   }
 }

@@ -8,6 +8,7 @@ import io.tandem.kafka.TopicRouter;
 import io.tandem.outbox.OutboxRelay;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import javax.sql.DataSource;
 
 /**
@@ -44,6 +45,7 @@ final class ServiceNode implements AutoCloseable {
       InboxProcessor processor,
       List<String> topics,
       String bootstrapServers,
+      Map<String, String> kafkaClient,
       String prefix,
       String group,
       Duration pollInterval,
@@ -51,6 +53,7 @@ final class ServiceNode implements AutoCloseable {
     KafkaTransport transport =
         KafkaTransport.builder()
             .bootstrapServers(bootstrapServers)
+            .clientProperties(kafkaClient)
             .source("/tandem/choreography/" + service)
             .topicRouter(TopicRouter.byAggregateType(prefix))
             .build();
@@ -65,7 +68,8 @@ final class ServiceNode implements AutoCloseable {
             .publishTimeout(Duration.ofSeconds(3))
             .pollInterval(pollInterval)
             .build();
-    ConsumerRunner runner = runner(processor, topics, bootstrapServers, group, concurrency);
+    ConsumerRunner runner =
+        runner(processor, topics, bootstrapServers, kafkaClient, group, concurrency);
     try {
       relay.start();
       runner.start();
@@ -83,12 +87,14 @@ final class ServiceNode implements AutoCloseable {
       InboxProcessor processor,
       List<String> topics,
       String bootstrapServers,
+      Map<String, String> kafkaClient,
       String group,
       int concurrency) {
     return ConsumerRunner.builder()
         .source(
             KafkaMessageSource.builder()
                 .bootstrapServers(bootstrapServers)
+                .clientProperties(kafkaClient)
                 .groupId(group)
                 .topics(topics)
                 .pollTimeout(Duration.ofMillis(100))

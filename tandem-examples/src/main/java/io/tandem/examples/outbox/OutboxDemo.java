@@ -7,6 +7,7 @@ import io.tandem.inbox.ConsumerRunner;
 import io.tandem.inbox.InboxProcessor;
 import io.tandem.jdbc.Dialect;
 import io.tandem.jdbc.Migrations;
+import io.tandem.kafka.KafkaClientProperties;
 import io.tandem.kafka.KafkaMessageSource;
 import io.tandem.kafka.KafkaTransport;
 import io.tandem.kafka.TopicRouter;
@@ -67,6 +68,7 @@ public final class OutboxDemo {
   private static final Duration HEARTBEAT = Duration.ofMillis(250);
 
   private final DemoSettings settings;
+  private Map<String, String> kafkaClient = Map.of();
   private final PrintStream progress;
   private final String runId =
       Long.toString(System.currentTimeMillis(), 36) + ThreadLocalRandom.current().nextInt(1000);
@@ -80,6 +82,15 @@ public final class OutboxDemo {
   public OutboxDemo(DemoSettings settings, PrintStream progress) {
     this.settings = settings;
     this.progress = progress;
+  }
+
+  /**
+   * Client settings (TLS, SASL) every Kafka client of the demo gets for the Kafka of {@code
+   * kafkaBootstrap}, its child processes through their environment; none by default. Never printed.
+   */
+  public OutboxDemo kafkaClientProperties(Map<String, String> kafkaClientProperties) {
+    this.kafkaClient = Map.copyOf(kafkaClientProperties);
+    return this;
   }
 
   /** Runs the demo; every server and database it started or created is gone afterwards. */
@@ -96,7 +107,7 @@ public final class OutboxDemo {
         KafkaBroker kafka =
             settings.kafkaBootstrap() == null
                 ? KafkaBroker.embedded().start()
-                : KafkaBroker.external(settings.kafkaBootstrap())) {
+                : KafkaBroker.external(settings.kafkaBootstrap(), kafkaClient)) {
       long serversMillis = millisSince(start);
       try (IsolatedDatabase ordersDb = postgres.createDatabase("tandem_demo_orders");
           IsolatedDatabase billingDb = postgres.createDatabase("tandem_demo_billing");
@@ -140,12 +151,14 @@ public final class OutboxDemo {
     try (KafkaTransport transport =
             KafkaTransport.builder()
                 .bootstrapServers(kafka.bootstrapServers())
+                .clientProperties(kafka.clientProperties())
                 .source("/tandem/demo/order-service")
                 .topicRouter(TopicRouter.fixed(topic))
                 .build();
         KafkaMessageSource source =
             KafkaMessageSource.builder()
                 .bootstrapServers(kafka.bootstrapServers())
+                .clientProperties(kafka.clientProperties())
                 .groupId("billing-" + runId)
                 .topics(List.of(topic))
                 .pollTimeout(Duration.ofMillis(100))
@@ -198,7 +211,7 @@ public final class OutboxDemo {
         w.get();
       }
       awaitDelivery(ordersDs, billing, crashOrders + settings.orders());
-      awaitDrained(billing.processor(), kafka.bootstrapServers(), topic);
+      awaitDrained(billing.processor(), kafka, topic);
       relays.forEach(OutboxRelay::close);
     } finally {
       writers.shutdownNow();
@@ -362,10 +375,11 @@ public final class OutboxDemo {
   }
 
   /** Waits until the consumer handled every record on the topic, duplicates included. */
-  private void awaitDrained(InboxProcessor billing, String bootstrap, String topic)
+  private void awaitDrained(InboxProcessor billing, KafkaBroker kafka, String topic)
       throws Exception {
     Properties p = new Properties();
-    p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    p.putAll(KafkaClientProperties.admin(kafka.clientProperties()));
+    p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
     long records;
     try (Admin admin = Admin.create(p)) {
       Map<TopicPartition, OffsetSpec> latest = new HashMap<>();

@@ -25,9 +25,22 @@ public final class ClusterReadiness {
    * @throws IllegalStateException if that does not happen within {@code timeout}
    */
   public static void await(String bootstrapServers, Duration timeout) {
+    await(bootstrapServers, Map.of(), timeout);
+  }
+
+  /**
+   * Returns once {@code describeCluster}, asked with client settings {@code clientProperties},
+   * lists at least one broker; a refused login fails at once instead of being retried.
+   *
+   * @throws IllegalStateException if that does not happen within {@code timeout}, saying why
+   *     without the settings' values
+   */
+  public static void await(
+      String bootstrapServers, Map<String, String> clientProperties, Duration timeout) {
     long deadline = System.nanoTime() + timeout.toNanos();
     Exception lastFailure = null;
-    try (Admin admin = Admin.create(adminConfig(bootstrapServers, ATTEMPT_TIMEOUT))) {
+    try (Admin admin =
+        Admin.create(adminConfig(bootstrapServers, clientProperties, ATTEMPT_TIMEOUT))) {
       while (System.nanoTime() < deadline) {
         try {
           Collection<Node> nodes =
@@ -41,7 +54,19 @@ public final class ClusterReadiness {
           }
           // Answered, but no broker registered yet: ask again shortly.
           Thread.sleep(RETRY_PAUSE.toMillis());
-        } catch (ExecutionException | TimeoutException e) {
+        } catch (ExecutionException e) {
+          if (e.getCause() instanceof org.apache.kafka.common.errors.AuthenticationException
+              || e.getCause() instanceof org.apache.kafka.common.errors.AuthorizationException) {
+            throw new IllegalStateException(
+                "Kafka at "
+                    + bootstrapServers
+                    + " refused the client: "
+                    + io.tandem.core.ErrorSummary.of(e.getCause())
+                    + "; check the SASL and TLS client settings",
+                e.getCause());
+          }
+          lastFailure = e;
+        } catch (TimeoutException e) {
           lastFailure = e;
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
@@ -61,9 +86,25 @@ public final class ClusterReadiness {
 
   /** Returns admin client settings with short timeouts, for test infrastructure. */
   public static Map<String, Object> adminConfig(String bootstrapServers, Duration timeout) {
-    return Map.of(
-        AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
-        AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) timeout.toMillis(),
-        AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) timeout.toMillis());
+    return adminConfig(bootstrapServers, Map.of(), timeout);
+  }
+
+  /**
+   * Returns admin client settings with short timeouts and those of {@code clientProperties} an
+   * admin client knows (a producer's or consumer's own are left out).
+   */
+  public static Map<String, Object> adminConfig(
+      String bootstrapServers, Map<String, String> clientProperties, Duration timeout) {
+    Map<String, Object> config = new java.util.HashMap<>();
+    clientProperties.forEach(
+        (key, value) -> {
+          if (AdminClientConfig.configNames().contains(key)) {
+            config.put(key, value);
+          }
+        });
+    config.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+    config.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) timeout.toMillis());
+    config.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) timeout.toMillis());
+    return config;
   }
 }

@@ -36,6 +36,8 @@ public final class KraftNode {
   private final Duration startupTimeout;
   private final String tlsBootstrapServers;
   private final SelfSignedTls tls;
+  private final String saslBootstrapServers;
+  private final SaslUser saslUser;
   private KafkaRaftServer server;
 
   private KraftNode(
@@ -44,13 +46,17 @@ public final class KraftNode {
       String bootstrapServers,
       Duration timeout,
       String tlsBootstrapServers,
-      SelfSignedTls tls) {
+      SelfSignedTls tls,
+      String saslBootstrapServers,
+      SaslUser saslUser) {
     this.directory = directory;
     this.config = config;
     this.bootstrapServers = bootstrapServers;
     this.startupTimeout = timeout;
     this.tlsBootstrapServers = tlsBootstrapServers;
     this.tls = tls;
+    this.saslBootstrapServers = saslBootstrapServers;
+    this.saslUser = saslUser;
   }
 
   /**
@@ -59,16 +65,21 @@ public final class KraftNode {
    *
    * @param overrides broker settings that replace the defaults chosen here
    * @param withTls whether the node also listens with TLS, on a certificate made here
+   * @param saslUser when not null, the node also listens with SASL_PLAINTEXT (mechanisms PLAIN,
+   *     SCRAM-SHA-256 and SCRAM-SHA-512), knowing this one user
    */
   public static KraftNode format(
       int defaultPartitions,
       Map<String, String> overrides,
       Duration startupTimeout,
-      boolean withTls) {
-    int[] ports = FreePorts.allocate(withTls ? 3 : 2);
+      boolean withTls,
+      SaslUser saslUser) {
+    boolean withSasl = saslUser != null;
+    int[] ports = FreePorts.allocate(2 + (withTls ? 1 : 0) + (withSasl ? 1 : 0));
     String listener = "127.0.0.1:" + ports[0];
     String controller = "127.0.0.1:" + ports[1];
     String tlsListener = withTls ? "127.0.0.1:" + ports[2] : null;
+    String saslListener = withSasl ? "127.0.0.1:" + ports[withTls ? 3 : 2] : null;
     Path directory = TemporaryDirectory.create("tandem-kafka-");
     SelfSignedTls tls = null;
     if (withTls) {
@@ -83,12 +94,19 @@ public final class KraftNode {
     config.put("process.roles", "broker,controller");
     config.put("node.id", String.valueOf(NODE_ID));
     config.put("controller.quorum.voters", NODE_ID + "@" + controller);
-    String ssl = withTls ? ",SSL://" + tlsListener : "";
+    String ssl =
+        (withTls ? ",SSL://" + tlsListener : "")
+            + (withSasl ? ",SASL_PLAINTEXT://" + saslListener : "");
     config.put("listeners", "PLAINTEXT://" + listener + ",CONTROLLER://" + controller + ssl);
     config.put("advertised.listeners", "PLAINTEXT://" + listener + ssl);
     config.put(
         "listener.security.protocol.map",
-        "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT" + (withTls ? ",SSL:SSL" : ""));
+        "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT"
+            + (withTls ? ",SSL:SSL" : "")
+            + (withSasl ? ",SASL_PLAINTEXT:SASL_PLAINTEXT" : ""));
+    if (withSasl) {
+      config.putAll(saslUser.listenerConfig("sasl_plaintext"));
+    }
     if (withTls) {
       config.put("listener.name.ssl.ssl.keystore.location", tls.keystore().toString());
       config.put("listener.name.ssl.ssl.keystore.password", tls.password());
@@ -100,7 +118,9 @@ public final class KraftNode {
     config.put("log.dirs", directory.resolve("data").toString());
     config.putAll(replicationDefaults(defaultPartitions, 1, 1));
     config.putAll(overrides);
-    KraftNode node = new KraftNode(directory, config, listener, startupTimeout, tlsListener, tls);
+    KraftNode node =
+        new KraftNode(
+            directory, config, listener, startupTimeout, tlsListener, tls, saslListener, saslUser);
     try {
       node.formatStorage(Uuid.randomUuid().toString());
     } catch (RuntimeException e) {
@@ -149,7 +169,8 @@ public final class KraftNode {
       String bootstrapServers,
       String clusterId,
       Duration startupTimeout) {
-    KraftNode node = new KraftNode(directory, config, bootstrapServers, startupTimeout, null, null);
+    KraftNode node =
+        new KraftNode(directory, config, bootstrapServers, startupTimeout, null, null, null, null);
     if (!Files.exists(directory.resolve("data").resolve("meta.properties"))) {
       node.formatStorage(clusterId);
     }
@@ -169,6 +190,16 @@ public final class KraftNode {
   /** Returns the TLS listener's certificate and stores, or null without one. */
   public SelfSignedTls tls() {
     return tls;
+  }
+
+  /** Returns the {@code host:port} of the SASL listener, or null without one. */
+  public String saslBootstrapServers() {
+    return saslBootstrapServers;
+  }
+
+  /** Returns the user the SASL listener knows, or null without one. */
+  public SaslUser saslUser() {
+    return saslUser;
   }
 
   /** Returns the directory holding the configuration and the log directory. */
@@ -243,11 +274,17 @@ public final class KraftNode {
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot write Kafka configuration " + configFile, e);
     }
-    String[] arguments = {"format", "--cluster-id", clusterId, "--config", configFile.toString()};
+    java.util.List<String> arguments =
+        new java.util.ArrayList<>(
+            java.util.List.of(
+                "format", "--cluster-id", clusterId, "--config", configFile.toString()));
+    if (saslUser != null) {
+      arguments.addAll(saslUser.scramFormatArguments()); // SCRAM credentials live in metadata
+    }
     ByteArrayOutputStream output = new ByteArrayOutputStream();
     int exitCode;
     try (PrintStream printer = new PrintStream(output, true, StandardCharsets.UTF_8)) {
-      exitCode = StorageTool.execute(arguments, printer);
+      exitCode = StorageTool.execute(arguments.toArray(String[]::new), printer);
     } catch (RuntimeException e) {
       throw new IllegalStateException(
           "Cannot format the Kafka log directory in " + directory + ": " + e.getMessage(), e);
