@@ -457,6 +457,8 @@ class JetStreamMessageSourceTest {
         .hasMessageContaining("ensureStream subjectFilter");
     assertThatThrownBy(() -> builder().reconnectDelay(null).build())
         .hasMessageContaining("reconnectDelay");
+    assertThatThrownBy(() -> builder().lagInterval(Duration.ofSeconds(-1)).build())
+        .hasMessageContaining("lagInterval must be a positive duration, e.g. PT5S, was PT-1S");
     assertThatThrownBy(() -> builder().url("nats://u:secret@host:notaport").build())
         .hasMessageContaining("url 'nats://u:***@host:notaport' is refused")
         .hasMessageNotContaining("secret");

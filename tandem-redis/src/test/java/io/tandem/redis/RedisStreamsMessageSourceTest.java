@@ -449,6 +449,8 @@ class RedisStreamsMessageSourceTest {
         .hasMessageContaining("claimIdleAfter must be between 10 ms and 24 h, was PT0.005S");
     assertThatThrownBy(() -> source().maxConnections(0).build())
         .hasMessageContaining("maxConnections must be between 1 and 1024, was 0");
+    assertThatThrownBy(() -> source().lagInterval(null).build())
+        .hasMessageContaining("lagInterval must be a positive duration, e.g. PT5S, was null");
     assertThatThrownBy(() -> source().connectTimeout(null).build())
         .hasMessageContaining("connectTimeout must be between 1 ms and 60 s, was null");
   }
