@@ -1,17 +1,23 @@
 package io.tandem.cli;
 
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.tandem.examples.checkout.CheckoutDemo;
 import io.tandem.examples.checkout.CheckoutDemoSettings;
 import io.tandem.examples.checkout.CheckoutReport;
+import io.tandem.examples.checkout.CheckoutSystem;
 import io.tandem.examples.checkout.ChoreographyDemo;
 import io.tandem.examples.outbox.DemoReport;
 import io.tandem.examples.outbox.DemoSettings;
 import io.tandem.examples.outbox.OutboxDemo;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.function.Supplier;
 import javax.sql.DataSource;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -269,19 +275,41 @@ final class DemoCommand implements Callable<Integer> {
               .kafkaClientProperties(kafka.clientProperties())
               .run());
     }
-    CheckoutDemo demo =
-        new CheckoutDemo(settings, System.err, System.console() != null)
-            .kafkaClientProperties(kafka.clientProperties());
     if (!dashboard) {
-      return print(demo.run());
+      return print(
+          new CheckoutDemo(settings, System.err, System.console() != null)
+              .kafkaClientProperties(kafka.clientProperties())
+              .run());
     }
+    Map<String, PrometheusMeterRegistry> serviceMeters = new ConcurrentHashMap<>();
+    CheckoutDemo demo =
+        new CheckoutDemo(
+                settings,
+                System.err,
+                System.console() != null,
+                service ->
+                    serviceMeters.computeIfAbsent(
+                        service, s -> new PrometheusMeterRegistry(PrometheusConfig.DEFAULT)))
+            .kafkaClientProperties(kafka.clientProperties());
     int[] status = new int[1];
     demo.run(
         (system, report) -> {
           status[0] = print(report);
-          holdWithDashboards(system.databases());
+          holdWithDashboards(system.databases(), inOrder(system, serviceMeters), system::running);
         });
     return status[0];
+  }
+
+  /** The registries of the services that run here, in the order of the system's databases. */
+  private static Map<String, PrometheusMeterRegistry> inOrder(
+      CheckoutSystem system, Map<String, PrometheusMeterRegistry> serviceMeters) {
+    Map<String, PrometheusMeterRegistry> ordered = new LinkedHashMap<>();
+    for (String service : system.databases().keySet()) {
+      if (serviceMeters.containsKey(service)) {
+        ordered.put(service, serviceMeters.get(service));
+      }
+    }
+    return ordered;
   }
 
   private int print(CheckoutReport report) {
@@ -294,13 +322,20 @@ final class DemoCommand implements Callable<Integer> {
    * Serves the dashboards until Ctrl-C (or SIGTERM), which only ends the wait: the demo then tears
    * its system down in order and the command returns as after any run.
    */
-  private void holdWithDashboards(Map<String, DataSource> databases) throws Exception {
+  private void holdWithDashboards(
+      Map<String, DataSource> databases,
+      Map<String, PrometheusMeterRegistry> serviceMeters,
+      Supplier<Map<String, Boolean>> running)
+      throws Exception {
     StopSignal.releaseOnSignal(stopDashboards);
     try (DemoDashboards open =
-        new DemoDashboards(databases, dashboardPort, Duration.ofSeconds(2))) {
+        new DemoDashboards(
+            databases, serviceMeters, running, dashboardPort, Duration.ofSeconds(2))) {
       dashboards = open;
       System.err.println("the demo's services stay up; dashboards (Ctrl-C to stop and clean up):");
       open.urls().forEach((service, url) -> System.err.printf("  %-22s %s%n", service, url));
+      System.err.println("each service's own meters (Prometheus text; /health beside it):");
+      open.metricsUrls().forEach((service, url) -> System.err.printf("  %-22s %s%n", service, url));
       System.err.println("dashboard token (actions need it): " + open.token());
       stopDashboards.await();
       System.err.println("stopping the demo's services and removing its databases");

@@ -15,6 +15,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -92,11 +93,57 @@ class DemoDashboardTest {
               });
       assertThat(get(urls.get("payment")).statusCode()).isEqualTo(200);
 
+      Map<String, String> services = demo.dashboards.metricsUrls();
+      assertThat(services)
+          .as("every service runs in the demo's JVM and serves its own meters")
+          .containsOnlyKeys("checkout-orchestrator", "order", "payment", "inventory", "shipping");
+      Awaitility.await() // each consumer's lag is read from its fetch responses
+          .atMost(Duration.ofSeconds(20))
+          .untilAsserted(
+              () -> {
+                PrometheusScrape orchestrator = scrapeUrl(services.get("checkout-orchestrator"));
+                assertThat(orchestrator.value("tandem_saga_started_total"))
+                    .as("every saga of the run was started by the in-process orchestrator")
+                    .isEqualTo(report.get("sagas").asDouble());
+                assertThat(
+                        orchestrator.value(
+                            "tandem_saga_duration_seconds_count", "status", "COMPLETED"))
+                    .isEqualTo(report.get("completed").asDouble());
+                assertThat(orchestrator.value("tandem_saga_compensations_total"))
+                    .as("compensated sagas ran compensations")
+                    .isPositive();
+                assertThat(
+                        orchestrator.value(
+                            "tandem_consumer_lag", "consumer", "checkout-orchestrator"))
+                    .isZero();
+                for (String service : List.of("order", "payment", "inventory", "shipping")) {
+                  PrometheusScrape own = scrapeUrl(services.get(service));
+                  assertThat(own.value("tandem_consumer_applied_total", "consumer", service))
+                      .as(service + " applied its commands")
+                      .isPositive();
+                  assertThat(own.has("tandem_consumer_duplicates_total", "consumer", service))
+                      .isTrue();
+                  assertThat(own.value("tandem_consumer_lag", "consumer", service)).isZero();
+                  assertThat(own.value("tandem_relay_published_total"))
+                      .as(service + " published its replies")
+                      .isPositive();
+                  assertThat(own.has("tandem_saga_started_total"))
+                      .as(service + " is a participant, not the orchestrator")
+                      .isFalse();
+                }
+              });
+      HttpResponse<String> health = get(services.get("order").replace("/metrics", "/health"));
+      assertThat(health.statusCode()).isEqualTo(200);
+      assertThat(health.body()).contains("\"running\"");
+
       demo.stopDashboards.countDown();
       assertThat(status.get(60, TimeUnit.SECONDS)).isZero();
       assertThat(demo.dashboards).isNull();
       assertThatThrownBy(() -> get(urls.get("order") + "metrics"))
           .as("the dashboards are closed with the demo")
+          .isInstanceOf(java.io.IOException.class);
+      assertThatThrownBy(() -> get(services.get("order")))
+          .as("the services' endpoints too")
           .isInstanceOf(java.io.IOException.class);
     } finally {
       System.setOut(stdout);
@@ -123,6 +170,12 @@ class DemoDashboardTest {
 
   private static PrometheusScrape scrape(String base) throws Exception {
     HttpResponse<String> metrics = get(base + "metrics");
+    assertThat(metrics.statusCode()).isEqualTo(200);
+    return PrometheusScrape.parse(metrics.body());
+  }
+
+  private static PrometheusScrape scrapeUrl(String url) throws Exception {
+    HttpResponse<String> metrics = get(url);
     assertThat(metrics.statusCode()).isEqualTo(200);
     return PrometheusScrape.parse(metrics.body());
   }

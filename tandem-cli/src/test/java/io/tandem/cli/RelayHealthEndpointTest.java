@@ -16,6 +16,7 @@ import io.tandem.outbox.Outbox;
 import io.tandem.outbox.OutboxRelay;
 import io.tandem.testkit.DatabaseServer;
 import io.tandem.testkit.IsolatedDatabase;
+import io.tandem.testkit.PrometheusScrape;
 import io.tandem.testkit.RequiresMariaDb;
 import io.tandem.testkit.TestEvents;
 import io.tandem.testkit.TestInfrastructure;
@@ -90,6 +91,11 @@ class RelayHealthEndpointTest {
         assertThat(get(http, "/metrics").body())
             .contains("tandem_relay_healthy{")
             .containsPattern("tandem_relay_cycles_failing\\{relay=\"[^\"]+\"} [2-9]");
+        PrometheusScrape failing = PrometheusScrape.parse(get(http, "/metrics").body());
+        String relayId = "health-" + server.getClass().getSimpleName();
+        assertThat(failing.value("tandem_relay_cycles_failed_total", "relay", relayId))
+            .isGreaterThanOrEqualTo(2);
+        assertThat(failing.value("tandem_relay_healthy", "relay", relayId)).isZero();
 
         execute(db, "ALTER TABLE tandem_outbox_away RENAME TO tandem_outbox");
         Transactions.inTransaction(

@@ -700,9 +700,21 @@ abstract class InboxProcessorTest {
   void consumerSignalsReadBackFromThePrometheusScrapeByName() {
     PrometheusMeterRegistry meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     InboxProcessor p =
-        processor().gapAlertAfter(Duration.ofMillis(200)).meterRegistry(meters).build();
+        processor()
+            .on(
+                "OrderBroken",
+                (c, e) -> {
+                  throw new IllegalStateException("this handler always fails");
+                })
+            .gapAlertAfter(Duration.ofMillis(200))
+            .meterRegistry(meters)
+            .build();
     TestMessage first = TestMessage.of(event("o-1", 1));
     assertThat(p.process(first)).isEqualTo(Outcome.APPLIED);
+    assertThat(p.process(TestMessage.of(event("o-3", 1, "NobodyTakesThis", 1))))
+        .isEqualTo(Outcome.SKIPPED);
+    assertThat(p.process(TestMessage.of(event("o-4", 1, "OrderBroken", 1))))
+        .isEqualTo(Outcome.DEAD_LETTERED); // 3 attempts
     assertThat(p.process(first)).isEqualTo(Outcome.DUPLICATE); // a dedup hit
     assertThat(p.process(TestMessage.of(event("o-1", 3)))).isEqualTo(Outcome.PARKED); // v2 missing
     assertThat(p.process(TestMessage.of(event("o-2", 1, "OrderPlaced", 2))))
@@ -727,7 +739,18 @@ abstract class InboxProcessorTest {
                 "reason",
                 "UNSUPPORTED_SCHEMA_VERSION"))
         .isEqualTo(1);
-    assertThat(scrape.value("tandem_consumer_dead_letters", "consumer", consumer)).isEqualTo(1);
+    assertThat(
+            scrape.value(
+                "tandem_consumer_dead_lettered_total",
+                "consumer",
+                consumer,
+                "reason",
+                "RETRIES_EXHAUSTED"))
+        .isEqualTo(1);
+    assertThat(scrape.value("tandem_consumer_dead_letters", "consumer", consumer)).isEqualTo(2);
+    assertThat(scrape.value("tandem_consumer_skipped_total", "consumer", consumer)).isEqualTo(1);
+    assertThat(scrape.value("tandem_consumer_failed_attempts_total", "consumer", consumer))
+        .isEqualTo(3);
   }
 
   @Test

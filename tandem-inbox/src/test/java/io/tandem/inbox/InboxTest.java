@@ -3,8 +3,11 @@ package io.tandem.inbox;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.tandem.core.Event;
 import io.tandem.jdbc.Transactions;
+import io.tandem.testkit.PrometheusScrape;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -97,6 +100,21 @@ abstract class InboxTest {
     assertThat(count("SELECT count(*) FROM invoices")).isEqualTo(1);
     assertThat(inbox.appliedCount()).isEqualTo(1);
     assertThat(inbox.duplicateCount()).isEqualTo(2);
+  }
+
+  /** {@code Inbox.handle}'s signals by their Prometheus names, as {@code /metrics} serves them. */
+  @Test
+  void appliedAndDuplicateReadBackFromThePrometheusScrapeByName() throws SQLException {
+    PrometheusMeterRegistry meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    Inbox counted = Inbox.builder().dataSource(ds).meterRegistry(meters).build();
+    Event e = event("o-9");
+    counted.handle("billing", e, InboxTest::invoice);
+    counted.handle("billing", e, InboxTest::invoice); // a dedup hit
+    counted.handle("billing", event("o-10"), InboxTest::invoice);
+
+    PrometheusScrape scrape = PrometheusScrape.parse(meters.scrape());
+    assertThat(scrape.value("tandem_inbox_applied_total")).isEqualTo(2);
+    assertThat(scrape.value("tandem_inbox_duplicates_total")).isEqualTo(1);
   }
 
   @Test

@@ -2,6 +2,7 @@ package io.tandem.nats;
 
 import io.nats.client.JetStreamApiException;
 import io.nats.client.Options;
+import io.tandem.core.LagProbe;
 import io.tandem.core.TandemException;
 import io.tandem.core.spi.MessageSink;
 import io.tandem.core.spi.MessageSource;
@@ -16,6 +17,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
+import java.util.OptionalLong;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 
@@ -80,7 +82,8 @@ import java.util.function.Consumer;
  *
  * <p>Defaults: ack wait {@value #DEFAULT_ACK_WAIT_SECONDS} s, max ack pending {@value
  * #DEFAULT_MAX_ACK_PENDING}, batch size {@value #DEFAULT_BATCH_SIZE}, max deliver unlimited, no
- * filter, no stream set-up, connect timeout 2 s, close timeout 1 s, reconnect delay 1 s.
+ * filter, no stream set-up, connect timeout 2 s, close timeout 1 s, reconnect delay 1 s, lag
+ * interval 5 s.
  *
  * <p>Thread-safe: {@link #close()} and {@link #isRunning()} may be called from any thread; {@link
  * #start(MessageSink)} once.
@@ -190,6 +193,18 @@ public final class JetStreamMessageSource implements MessageSource {
   }
 
   /**
+   * Messages of the durable not processed yet, as of the last reading (every {@linkplain
+   * Builder#lagInterval lag interval}, on the thread {@code tandem-nats-source-<durable>-lag}): the
+   * consumer info's {@code num_pending} (in the stream, matching the filter, not delivered yet)
+   * plus {@code num_ack_pending} (delivered to any source of the durable and not acknowledged).
+   * Empty before the first reading and after a failed one. Never blocks.
+   */
+  @Override
+  public OptionalLong lag() {
+    return loop.lag();
+  }
+
+  /**
    * Stops pulling and closes the connection: the source thread is interrupted (it may be blocked in
    * the sink) and awaited at most the close timeout, the in-progress signals stop, and the
    * acknowledgements already sent are flushed (at most the close timeout) before the connection
@@ -229,6 +244,7 @@ public final class JetStreamMessageSource implements MessageSource {
     private Consumer<Options.Builder> connectionOptions = options -> {};
     private Duration closeTimeout = DEFAULT_CLOSE_TIMEOUT;
     private Duration reconnectDelay = DEFAULT_RECONNECT_DELAY;
+    private Duration lagInterval = LagProbe.DEFAULT_INTERVAL;
 
     private Builder() {}
 
@@ -351,6 +367,15 @@ public final class JetStreamMessageSource implements MessageSource {
     }
 
     /**
+     * How often the source asks the server for the durable's consumer info, for {@link
+     * JetStreamMessageSource#lag()}; default 5 s.
+     */
+    public Builder lagInterval(Duration lagInterval) {
+      this.lagInterval = lagInterval;
+      return this;
+    }
+
+    /**
      * Validates the settings; connects only on {@link JetStreamMessageSource#start}.
      *
      * @throws IllegalArgumentException naming the first parameter that is missing or invalid
@@ -396,6 +421,7 @@ public final class JetStreamMessageSource implements MessageSource {
       }
       positive("closeTimeout", closeTimeout);
       positive("reconnectDelay", reconnectDelay);
+      LagProbe.checkInterval("lagInterval", lagInterval);
       PullSettings settings =
           new PullSettings(
               url,
@@ -410,7 +436,8 @@ public final class JetStreamMessageSource implements MessageSource {
               batchSize,
               maxDeliver,
               closeTimeout,
-              reconnectDelay);
+              reconnectDelay,
+              lagInterval);
       JetStreamMessageSource source = new JetStreamMessageSource(settings);
       try {
         source.loop.checkOptions();

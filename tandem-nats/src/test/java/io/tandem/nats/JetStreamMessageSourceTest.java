@@ -457,8 +457,42 @@ class JetStreamMessageSourceTest {
         .hasMessageContaining("ensureStream subjectFilter");
     assertThatThrownBy(() -> builder().reconnectDelay(null).build())
         .hasMessageContaining("reconnectDelay");
+    assertThatThrownBy(() -> builder().lagInterval(Duration.ofSeconds(-1)).build())
+        .hasMessageContaining("lagInterval must be a positive duration, e.g. PT5S, was PT-1S");
     assertThatThrownBy(() -> builder().url("nats://u:secret@host:notaport").build())
         .hasMessageContaining("url 'nats://u:***@host:notaport' is refused")
         .hasMessageNotContaining("secret");
+  }
+
+  /**
+   * The lag is what is not processed yet: messages not delivered (beyond max ack pending) plus
+   * those delivered and not acknowledged; it falls as they are acknowledged, to 0.
+   */
+  @Test
+  void theLagCountsUndeliveredAndUnacknowledgedMessagesAndFallsAsTheyAreAcknowledged() {
+    List<Event> events = publish(versions("order-lag", 40));
+    RecordingSink sink = new RecordingSink(m -> false); // holds what it is handed
+    JetStreamMessageSource source =
+        builder().maxAckPending(10).batchSize(10).lagInterval(Duration.ofMillis(100)).build();
+    sources.add(source);
+    assertThat(source.lag()).as("not started").isEmpty();
+    source.start(sink);
+
+    Awaitility.await().atMost(WAIT).until(() -> sink.size() == 10);
+    Awaitility.await().atMost(WAIT).until(() -> source.lag().orElse(-1) == 40); // 30 + 10 held
+    sink.received.subList(0, 4).forEach(InboundMessage::acknowledge);
+    Awaitility.await().atMost(WAIT).until(() -> sink.size() == 14);
+    Awaitility.await().atMost(WAIT).until(() -> source.lag().orElse(-1) == 36);
+    Awaitility.await()
+        .atMost(WAIT)
+        .until(
+            () -> {
+              sink.acknowledgeAll(); // each one once: a second acknowledge does nothing
+              return sink.size() == events.size();
+            });
+    sink.acknowledgeAll();
+    Awaitility.await().atMost(WAIT).until(() -> source.lag().orElse(-1) == 0);
+    source.close();
+    assertThat(source.lag()).as("closed").isEmpty();
   }
 }

@@ -693,6 +693,11 @@ abstract class OutboxRelayTest {
           .isEqualTo(acked);
       assertThat(scrape.value("tandem_relay_publish_latency_seconds_sum", "transport", "recording"))
           .isPositive();
+      assertThat(scrape.value("tandem_relay_batch_seconds_count", "transport", "recording"))
+          .as("batches read, published and recorded")
+          .isPositive();
+      assertThat(scrape.value("tandem_relay_batch_seconds_sum", "transport", "recording"))
+          .isPositive();
       assertThat(scrape.has("tandem_relay_publish_latency_seconds_bucket", "le", "+Inf"))
           .as("a histogram, so that percentiles can be computed across relays")
           .isTrue();

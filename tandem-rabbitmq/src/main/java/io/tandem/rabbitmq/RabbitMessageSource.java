@@ -1,5 +1,6 @@
 package io.tandem.rabbitmq;
 
+import io.tandem.core.LagProbe;
 import io.tandem.core.TandemException;
 import io.tandem.core.spi.MessageSink;
 import io.tandem.core.spi.MessageSource;
@@ -14,6 +15,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.OptionalLong;
 
 /**
  * Consumes one RabbitMQ queue for a consumer runner: a {@link MessageSource} whose messages are the
@@ -73,7 +75,7 @@ import java.util.Objects;
  *
  * <p>Defaults: prefetch {@value #DEFAULT_PREFETCH}, queue not declared, single active consumer when
  * declared, connection name = the queue name, connect timeout 5 s, close timeout 1 s, reconnect
- * delay 1 s.
+ * delay 1 s, lag interval 5 s.
  *
  * <p>Thread-safe: {@link #close()} and {@link #isRunning()} may be called from any thread; {@link
  * #start(MessageSink)} once.
@@ -197,6 +199,23 @@ public final class RabbitMessageSource implements MessageSource {
   }
 
   /**
+   * Messages of the queue not processed yet, as of the last reading (every {@linkplain
+   * Builder#lagInterval lag interval}, on the thread {@code tandem-rabbitmq-lag-<queue>}): the
+   * queue's ready messages ({@code messageCount} of a passive {@code queue.declare}) plus those
+   * delivered to this source and not acknowledged. Messages other consumers of the queue hold
+   * unacknowledged are not counted (with a single active consumer there are none). Empty before the
+   * first reading, while reconnecting, and after a failed one. Never blocks.
+   */
+  @Override
+  public OptionalLong lag() {
+    SourceLoop current;
+    synchronized (this) {
+      current = loop;
+    }
+    return current == null ? OptionalLong.empty() : current.lag();
+  }
+
+  /**
    * Stops receiving and closes the connection: the source thread is interrupted (it may be blocked
    * in the sink) and awaited at most the close timeout, then the connection is closed, waiting at
    * most the close timeout for the broker. The broker requeues every delivery not acknowledged; an
@@ -235,6 +254,7 @@ public final class RabbitMessageSource implements MessageSource {
     private Duration connectTimeout = DEFAULT_CONNECT_TIMEOUT;
     private Duration closeTimeout = DEFAULT_CLOSE_TIMEOUT;
     private Duration reconnectDelay = DEFAULT_RECONNECT_DELAY;
+    private Duration lagInterval = LagProbe.DEFAULT_INTERVAL;
 
     private Builder() {}
 
@@ -360,6 +380,16 @@ public final class RabbitMessageSource implements MessageSource {
     }
 
     /**
+     * How often the source asks the broker for the queue's message count, for {@link
+     * RabbitMessageSource#lag()}; default 5 s. Each reading is one passive {@code queue.declare} on
+     * the source's connection.
+     */
+    public Builder lagInterval(Duration lagInterval) {
+      this.lagInterval = lagInterval;
+      return this;
+    }
+
+    /**
      * Validates the settings; connects only on {@link RabbitMessageSource#start} or {@link
      * RabbitMessageSource#declare()}.
      *
@@ -407,6 +437,7 @@ public final class RabbitMessageSource implements MessageSource {
             "closeTimeout must be zero or positive, was " + closeTimeout);
       }
       checkPositive("reconnectDelay", reconnectDelay);
+      LagProbe.checkInterval("lagInterval", lagInterval);
       return new RabbitMessageSource(
           new SourceSettings(
               uri,
@@ -419,7 +450,8 @@ public final class RabbitMessageSource implements MessageSource {
               bindings,
               connectTimeout,
               closeTimeout,
-              reconnectDelay));
+              reconnectDelay,
+              lagInterval));
     }
 
     private static void checkPositive(String parameter, Duration value) {

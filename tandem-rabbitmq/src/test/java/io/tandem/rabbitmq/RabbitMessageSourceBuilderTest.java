@@ -112,6 +112,8 @@ class RabbitMessageSourceBuilderTest {
         .hasMessageContaining("closeTimeout must be zero or positive, was PT-1S");
     assertThatThrownBy(() -> valid().reconnectDelay(null).build())
         .hasMessageContaining("reconnectDelay must be a positive duration");
+    assertThatThrownBy(() -> valid().lagInterval(Duration.ZERO).build())
+        .hasMessageContaining("lagInterval must be a positive duration, e.g. PT5S, was PT0S");
     assertThatThrownBy(() -> valid().connectionName(" ").build())
         .hasMessageContaining("connectionName must not be blank, was ' '");
   }

@@ -351,4 +351,42 @@ class RabbitMessageSourceTest {
         .hasMessageContaining("cannot consume from queue 'anything'")
         .hasMessageNotContaining("s3cret");
   }
+
+  /**
+   * The lag is what is not processed yet: messages still ready in the queue (beyond the prefetch)
+   * plus those delivered and not acknowledged; it falls as they are acknowledged, to 0.
+   */
+  @Test
+  void theLagCountsReadyAndUnacknowledgedMessagesAndFallsAsTheyAreAcknowledged() {
+    String exchange = topology.exchangeName("lag");
+    String queue = topology.queueName("lag");
+    RabbitMessageSource.Builder builder =
+        declaredSource(exchange, queue).prefetch(10).lagInterval(Duration.ofMillis(100));
+    builder.build().declare();
+    List<Event> events = RabbitTestSupport.events("Order", "order-", 4, 40);
+    publish(exchange, events);
+
+    RecordingSink sink = new RecordingSink(false); // holds what it is handed, unacknowledged
+    RabbitMessageSource source = builder.build();
+    closeables.add(source);
+    assertThat(source.lag()).as("not started").isEmpty();
+    source.start(sink);
+
+    await().atMost(TIMEOUT).until(() -> sink.size() == 10);
+    await().atMost(TIMEOUT).until(() -> source.lag().orElse(-1) == 40); // 30 ready + 10 held
+    sink.messages.subList(0, 4).forEach(InboundMessage::acknowledge);
+    await().atMost(TIMEOUT).until(() -> sink.size() == 14);
+    await().atMost(TIMEOUT).until(() -> source.lag().orElse(-1) == 36); // 26 ready + 10 held
+    await()
+        .atMost(TIMEOUT)
+        .until(
+            () -> {
+              sink.acknowledgeAll(); // each one once: a second acknowledge does nothing
+              return sink.size() == events.size();
+            });
+    sink.acknowledgeAll();
+    await().atMost(TIMEOUT).until(() -> source.lag().orElse(-1) == 0);
+    source.close();
+    assertThat(source.lag()).as("closed").isEmpty();
+  }
 }

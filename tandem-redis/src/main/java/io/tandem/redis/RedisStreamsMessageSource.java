@@ -1,11 +1,13 @@
 package io.tandem.redis;
 
 import io.tandem.core.InvalidMessageException;
+import io.tandem.core.LagProbe;
 import io.tandem.core.TandemException;
 import io.tandem.core.spi.MessageSink;
 import io.tandem.core.spi.MessageSource;
 import io.tandem.redis.internal.ConsumerGroups;
 import io.tandem.redis.internal.EntryAcknowledger;
+import io.tandem.redis.internal.GroupLag;
 import io.tandem.redis.internal.GroupReader;
 import io.tandem.redis.internal.RedisConnections;
 import io.tandem.redis.internal.StreamKeys;
@@ -16,6 +18,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
+import java.util.OptionalLong;
 import java.util.UUID;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -73,7 +76,7 @@ import redis.clients.jedis.JedisClientConfig;
  * #DEFAULT_POLL_TIMEOUT_MILLIS} ms, claim after {@value #DEFAULT_CLAIM_IDLE_AFTER_SECONDS} s idle,
  * consumer name {@code <host>-<pid>-<random>} (unique per source), {@value
  * #DEFAULT_MAX_CONNECTIONS} connections for acknowledgements, connect timeout {@value
- * #DEFAULT_CONNECT_TIMEOUT_MILLIS} ms.
+ * #DEFAULT_CONNECT_TIMEOUT_MILLIS} ms, lag interval 5 s.
  *
  * <p>Thread-safe. {@link #close()} returns within about the poll timeout plus the connect timeout.
  */
@@ -102,7 +105,9 @@ public final class RedisStreamsMessageSource implements MessageSource {
   private final JedisClientConfig client;
   private final ConnectionPool pool;
   private final EntryAcknowledger acknowledger;
+  private final Duration lagInterval;
   private GroupReader reader;
+  private volatile LagProbe lag;
   private Thread thread;
   private boolean started;
   private boolean closed;
@@ -122,6 +127,7 @@ public final class RedisStreamsMessageSource implements MessageSource {
     this.client = RedisConnections.clientConfig(uri, b.connectTimeout);
     this.pool = RedisConnections.pool(uri, client, b.maxConnections);
     this.acknowledger = new EntryAcknowledger(pool, b.group, b.connectTimeout);
+    this.lagInterval = b.lagInterval;
   }
 
   public static Builder builder() {
@@ -172,7 +178,29 @@ public final class RedisStreamsMessageSource implements MessageSource {
     thread = new Thread(reader, "tandem-redis-source-" + settings.group());
     thread.setDaemon(true);
     thread.start();
+    lag = LagProbe.start("tandem-redis-lag-" + settings.group(), lagInterval, this::readLag);
     LOG.info("redis: consuming {}", describe());
+  }
+
+  /**
+   * Entries of the group not processed yet, as of the last reading (every {@linkplain
+   * Builder#lagInterval lag interval}, on the thread {@code tandem-redis-lag-<group>}): per stream,
+   * {@code XINFO GROUPS}'s {@code lag} (entries not delivered to the group yet; Redis 7.0 and
+   * later) plus {@code pending} (delivered to any consumer of the group and not acknowledged),
+   * summed over the streams. Empty before the first reading, after a failed one, and when Redis
+   * cannot tell (a server before 7.0; entries deleted from the middle of a stream). Never blocks.
+   */
+  @Override
+  public OptionalLong lag() {
+    LagProbe probe = lag;
+    return probe == null ? OptionalLong.empty() : probe.last();
+  }
+
+  /** On the probe's thread: one {@code XINFO GROUPS} per stream on a pooled connection. */
+  private OptionalLong readLag() {
+    try (Connection connection = pool.getResource()) {
+      return GroupLag.read(connection, settings.streams(), settings.group());
+    }
   }
 
   private void createGroups() {
@@ -216,6 +244,9 @@ public final class RedisStreamsMessageSource implements MessageSource {
       return;
     }
     closed = true;
+    if (lag != null) {
+      lag.close();
+    }
     boolean stopped = true;
     if (thread != null) {
       reader.stop();
@@ -282,8 +313,18 @@ public final class RedisStreamsMessageSource implements MessageSource {
     private Duration claimIdleAfter = Duration.ofSeconds(DEFAULT_CLAIM_IDLE_AFTER_SECONDS);
     private int maxConnections = DEFAULT_MAX_CONNECTIONS;
     private Duration connectTimeout = Duration.ofMillis(DEFAULT_CONNECT_TIMEOUT_MILLIS);
+    private Duration lagInterval = LagProbe.DEFAULT_INTERVAL;
 
     private Builder() {}
+
+    /**
+     * How often the source asks Redis for the group's lag ({@code XINFO GROUPS}), for {@link
+     * RedisStreamsMessageSource#lag()}; default 5 s.
+     */
+    public Builder lagInterval(Duration lagInterval) {
+      this.lagInterval = lagInterval;
+      return this;
+    }
 
     /**
      * The server, e.g. {@code "redis://127.0.0.1:6379"}; {@code rediss://} for TLS, credentials and
@@ -412,6 +453,7 @@ public final class RedisStreamsMessageSource implements MessageSource {
             "maxConnections must be between 1 and 1024, was " + maxConnections);
       }
       RedisConnections.validateTimeout("connectTimeout", connectTimeout);
+      LagProbe.checkInterval("lagInterval", lagInterval);
       return new RedisStreamsMessageSource(this, parsed, List.copyOf(keys));
     }
   }

@@ -449,7 +449,38 @@ class RedisStreamsMessageSourceTest {
         .hasMessageContaining("claimIdleAfter must be between 10 ms and 24 h, was PT0.005S");
     assertThatThrownBy(() -> source().maxConnections(0).build())
         .hasMessageContaining("maxConnections must be between 1 and 1024, was 0");
+    assertThatThrownBy(() -> source().lagInterval(null).build())
+        .hasMessageContaining("lagInterval must be a positive duration, e.g. PT5S, was null");
     assertThatThrownBy(() -> source().connectTimeout(null).build())
         .hasMessageContaining("connectTimeout must be between 1 ms and 60 s, was null");
+  }
+
+  /**
+   * The lag is what is not processed yet: entries not delivered to the group plus those delivered
+   * and not acknowledged (the group's pending list); it falls as they are acknowledged, to 0.
+   */
+  @Test
+  void theLagCountsUndeliveredAndPendingEntriesAndFallsAsTheyAreAcknowledged() {
+    List<Event> events = RedisTestSupport.events("Order", 4, 40);
+    publish(events);
+    RecordingSink sink = RecordingSink.holding().close(); // blocks on the first entry
+    RedisStreamsMessageSource source =
+        source().batchSize(10).lagInterval(Duration.ofMillis(100)).build();
+    sources.add(source);
+    assertThat(source.lag()).as("not started").isEmpty();
+    source.start(sink);
+
+    await().atMost(WAIT).until(sink::blocked);
+    assertThat(pending()).as("one batch read").isEqualTo(10);
+    await().atMost(WAIT).until(() -> source.lag().orElse(-1) == 40); // lag 30 + pending 10
+    sink.open();
+    await().atMost(WAIT).until(() -> sink.received.size() == events.size());
+    assertThat(source.lag()).hasValue(40); // lag 0 + pending 40
+    sink.received.subList(0, 4).forEach(InboundMessage::acknowledge);
+    await().atMost(WAIT).until(() -> source.lag().orElse(-1) == 36);
+    sink.received.forEach(InboundMessage::acknowledge);
+    await().atMost(WAIT).until(() -> source.lag().orElse(-1) == 0);
+    source.close();
+    assertThat(source.lag()).as("closed").isEmpty();
   }
 }

@@ -40,10 +40,12 @@ public interface MessageSource extends AutoCloseable {
   boolean isRunning();
 
   /**
-   * How many messages of this source are not processed yet, where the broker tells it cheaply
-   * (Kafka: records-lag from the fetch responses plus those fetched and not acknowledged). Empty
-   * when the source cannot tell, or has not been told yet. The consumer runner exports it as the
-   * gauge {@code tandem.consumer.lag}. Any thread; must not block.
+   * How many messages of this source are not processed yet: those the broker has not delivered plus
+   * those delivered and not acknowledged (Kafka: records-lag from the fetch responses plus records
+   * fetched and not acknowledged; RabbitMQ, NATS, Redis: read from the broker every few seconds on
+   * a thread of the source's own, see {@link io.tandem.core.LagProbe}). Empty when the source
+   * cannot tell, or has not been told yet. The consumer runner exports it as the gauge {@code
+   * tandem.consumer.lag}. Any thread; must not block (a Prometheus scrape calls it).
    */
   default OptionalLong lag() {
     return OptionalLong.empty();

@@ -1,5 +1,7 @@
 package io.tandem.examples.checkout;
 
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.tandem.core.Redaction;
 import io.tandem.examples.Check;
 import io.tandem.saga.SagaStatus;
@@ -23,6 +25,7 @@ import java.util.Random;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 
 /**
@@ -73,15 +76,29 @@ public final class CheckoutDemo {
   private Map<String, String> kafkaClient = Map.of();
   private final PrintStream progress;
   private final boolean liveLine;
+  private final Function<String, MeterRegistry> serviceMeters;
 
   /**
    * @param progress where progress goes (stderr in the CLI), or null
    * @param liveLine rewrite one progress line in place (a terminal) instead of printing lines
    */
   public CheckoutDemo(CheckoutDemoSettings settings, PrintStream progress, boolean liveLine) {
+    this(settings, progress, liveLine, service -> new SimpleMeterRegistry());
+  }
+
+  /**
+   * As above, each service of this JVM counting into {@code serviceMeters}'s registry for it (see
+   * {@link CheckoutSystem.Builder#serviceMeters}).
+   */
+  public CheckoutDemo(
+      CheckoutDemoSettings settings,
+      PrintStream progress,
+      boolean liveLine,
+      Function<String, MeterRegistry> serviceMeters) {
     this.settings = settings;
     this.progress = progress;
     this.liveLine = liveLine;
+    this.serviceMeters = serviceMeters;
   }
 
   /** A planned checkout and how it should end. */
@@ -167,6 +184,7 @@ public final class CheckoutDemo {
               .carrier(ShippingService.Carrier.flaky(settings.shippingFailureRate()))
               .stepTimeout(STEP_TIMEOUT)
               .orchestratorInProcess(settings.orchestratorKills() == 0)
+              .serviceMeters(serviceMeters)
               .start()) {
         CheckoutReport report = run(system, start, serversMillis);
         if (whileRunning != null) {

@@ -1,5 +1,7 @@
 package io.tandem.examples.checkout;
 
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.tandem.core.FaultInjector;
 import io.tandem.saga.SagaOrchestrator;
 import java.time.Duration;
@@ -39,7 +41,14 @@ public final class CheckoutOrchestrator implements AutoCloseable {
       Duration stepTimeout,
       Duration pollInterval,
       String instance) {
-    return start(dataSource, topology, stepTimeout, pollInterval, instance, FaultInjector.NONE);
+    return start(
+        dataSource,
+        topology,
+        stepTimeout,
+        pollInterval,
+        instance,
+        FaultInjector.NONE,
+        new SimpleMeterRegistry());
   }
 
   /**
@@ -53,7 +62,29 @@ public final class CheckoutOrchestrator implements AutoCloseable {
       Duration pollInterval,
       String instance,
       FaultInjector faults) {
-    SagaOrchestrator orchestrator = engine(dataSource, stepTimeout, faults);
+    return start(
+        dataSource,
+        topology,
+        stepTimeout,
+        pollInterval,
+        instance,
+        faults,
+        new SimpleMeterRegistry());
+  }
+
+  /**
+   * Starts an instance whose engine, relay and reply consumer count into {@code meters} (sagas
+   * started, their duration, compensations, the consumer's lag...).
+   */
+  public static CheckoutOrchestrator start(
+      DataSource dataSource,
+      KafkaTopology topology,
+      Duration stepTimeout,
+      Duration pollInterval,
+      String instance,
+      FaultInjector faults,
+      MeterRegistry meters) {
+    SagaOrchestrator orchestrator = engine(dataSource, stepTimeout, faults, meters);
     ServiceRuntime runtime =
         ServiceRuntime.start(
             "orchestrator",
@@ -64,7 +95,8 @@ public final class CheckoutOrchestrator implements AutoCloseable {
             topology,
             pollInterval,
             false,
-            4);
+            4,
+            meters);
     orchestrator.startTimer();
     return new CheckoutOrchestrator(orchestrator, runtime);
   }
@@ -74,13 +106,14 @@ public final class CheckoutOrchestrator implements AutoCloseable {
    * (their first command waits in the outbox for a running instance's relay) and to read them.
    */
   public static SagaOrchestrator engine(DataSource dataSource, Duration stepTimeout) {
-    return engine(dataSource, stepTimeout, FaultInjector.NONE);
+    return engine(dataSource, stepTimeout, FaultInjector.NONE, new SimpleMeterRegistry());
   }
 
   private static SagaOrchestrator engine(
-      DataSource dataSource, Duration stepTimeout, FaultInjector faults) {
+      DataSource dataSource, Duration stepTimeout, FaultInjector faults, MeterRegistry meters) {
     return SagaOrchestrator.builder()
         .dataSource(dataSource)
+        .meterRegistry(meters)
         .name(NAME)
         .replyTo(CheckoutSaga.REPLIES)
         .definition(CheckoutSaga.definition(stepTimeout))

@@ -2,6 +2,8 @@ package io.tandem.examples.checkout;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.tandem.jdbc.Migrations;
 import io.tandem.kafka.KafkaClientProperties;
 import io.tandem.saga.SagaOrchestrator;
@@ -27,6 +29,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Function;
 import javax.sql.DataSource;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -101,10 +104,14 @@ public final class CheckoutSystem implements AutoCloseable {
         List.of(orchestratorDb, ordersDb, paymentsDb, inventoryDb, shippingDb)) {
       Migrations.migrate(ds);
     }
-    orders = new OrderService(ordersDb);
-    payments = new PaymentService(paymentsDb);
-    inventory = new InventoryService(inventoryDb);
-    shipping = new ShippingService(shippingDb, b.carrier);
+    MeterRegistry orderMeters = b.serviceMeters.apply(CheckoutSaga.ORDER);
+    MeterRegistry paymentMeters = b.serviceMeters.apply(CheckoutSaga.PAYMENT);
+    MeterRegistry inventoryMeters = b.serviceMeters.apply(CheckoutSaga.INVENTORY);
+    MeterRegistry shippingMeters = b.serviceMeters.apply(CheckoutSaga.SHIPPING);
+    orders = new OrderService(ordersDb, orderMeters);
+    payments = new PaymentService(paymentsDb, paymentMeters);
+    inventory = new InventoryService(inventoryDb, inventoryMeters);
+    shipping = new ShippingService(shippingDb, b.carrier, shippingMeters);
     orders.createSchema();
     payments.createSchema();
     inventory.createSchema();
@@ -125,7 +132,8 @@ public final class CheckoutSystem implements AutoCloseable {
             topology,
             postgresPoll,
             false,
-            b.concurrency));
+            b.concurrency,
+            orderMeters));
     runtime(
         ServiceRuntime.start(
             "payment",
@@ -136,7 +144,8 @@ public final class CheckoutSystem implements AutoCloseable {
             topology,
             paymentPoll,
             paymentOnMariaDb,
-            b.concurrency));
+            b.concurrency,
+            paymentMeters));
     runtime(
         ServiceRuntime.start(
             "inventory",
@@ -147,7 +156,8 @@ public final class CheckoutSystem implements AutoCloseable {
             topology,
             postgresPoll,
             false,
-            b.concurrency));
+            b.concurrency,
+            inventoryMeters));
     runtime(
         ServiceRuntime.start(
             "shipping",
@@ -158,10 +168,18 @@ public final class CheckoutSystem implements AutoCloseable {
             topology,
             postgresPoll,
             false,
-            b.concurrency));
+            b.concurrency,
+            shippingMeters));
     if (b.orchestratorInProcess) {
       CheckoutOrchestrator node =
-          CheckoutOrchestrator.start(orchestratorDb, topology, b.stepTimeout, postgresPoll, "1");
+          CheckoutOrchestrator.start(
+              orchestratorDb,
+              topology,
+              b.stepTimeout,
+              postgresPoll,
+              "1",
+              io.tandem.core.FaultInjector.NONE,
+              b.serviceMeters.apply(CheckoutOrchestrator.NAME));
       resources.push(node);
       orchestrator = node;
       sagas = node.sagas();
@@ -245,6 +263,21 @@ public final class CheckoutSystem implements AutoCloseable {
   /** Starts a checkout saga; returns its id. */
   public UUID checkout(Checkout checkout) {
     return sagas.start(CheckoutSaga.TYPE, checkout);
+  }
+
+  /**
+   * Whether each service running in this JVM runs (its relay and its consumer runner), by the names
+   * of {@link #databases()}; the orchestrator only when it runs here.
+   */
+  public Map<String, Boolean> running() {
+    Map<String, Boolean> running = new LinkedHashMap<>();
+    if (orchestrator != null) {
+      running.put(CheckoutOrchestrator.NAME, orchestrator.isRunning());
+    }
+    for (ServiceRuntime r : runtimes) {
+      running.put(r.service(), r.isRunning());
+    }
+    return running;
   }
 
   /**
@@ -396,8 +429,19 @@ public final class CheckoutSystem implements AutoCloseable {
     private boolean orchestratorInProcess = true;
     private int concurrency = 4;
     private String topicPrefix;
+    private Function<String, MeterRegistry> serviceMeters = service -> new SimpleMeterRegistry();
 
     private Builder() {}
+
+    /**
+     * Where each service of this JVM counts (its relay, consumer runner, inbox and saga meters), by
+     * the service's name as {@link CheckoutSystem#databases()} names it; called once per service
+     * that runs here. Default: a registry of its own per service that nobody reads.
+     */
+    public Builder serviceMeters(Function<String, MeterRegistry> serviceMeters) {
+      this.serviceMeters = java.util.Objects.requireNonNull(serviceMeters, "serviceMeters");
+      return this;
+    }
 
     /** The server of the order, inventory, shipping and orchestrator databases. Required. */
     public Builder postgres(DatabaseServer postgres) {

@@ -1,5 +1,7 @@
 package io.tandem.examples.checkout;
 
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.tandem.jdbc.Transactions;
 import io.tandem.saga.SagaCommand;
 import io.tandem.saga.SagaParticipant;
@@ -28,10 +30,16 @@ public final class InventoryService {
   private final SagaParticipant participant;
 
   public InventoryService(DataSource dataSource) {
+    this(dataSource, new SimpleMeterRegistry());
+  }
+
+  /** As the constructor without meters; its participant counts into {@code meters}. */
+  public InventoryService(DataSource dataSource, MeterRegistry meters) {
     this.dataSource = dataSource;
     this.participant =
         SagaParticipant.builder()
             .dataSource(dataSource)
+            .meterRegistry(meters)
             .name(CheckoutSaga.INVENTORY)
             .command("ReserveInventory", this::reserve)
             .build();

@@ -1,5 +1,7 @@
 package io.tandem.examples.checkout;
 
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.tandem.jdbc.Transactions;
 import io.tandem.saga.SagaCommand;
 import io.tandem.saga.SagaParticipant;
@@ -35,10 +37,16 @@ public final class OrderService {
   private final SagaParticipant participant;
 
   public OrderService(DataSource dataSource) {
+    this(dataSource, new SimpleMeterRegistry());
+  }
+
+  /** As the constructor without meters; its participant counts into {@code meters}. */
+  public OrderService(DataSource dataSource, MeterRegistry meters) {
     this.dataSource = dataSource;
     this.participant =
         SagaParticipant.builder()
             .dataSource(dataSource)
+            .meterRegistry(meters)
             .name(CheckoutSaga.ORDER)
             .command("CreatePendingOrder", this::createPendingOrder)
             .compensation("CancelOrder", this::cancelOrder)

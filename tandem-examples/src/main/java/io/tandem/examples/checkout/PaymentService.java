@@ -1,5 +1,7 @@
 package io.tandem.examples.checkout;
 
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.tandem.saga.SagaCommand;
 import io.tandem.saga.SagaParticipant;
 import io.tandem.saga.StepResult;
@@ -39,10 +41,16 @@ public final class PaymentService {
   private final SagaParticipant participant;
 
   public PaymentService(DataSource dataSource) {
+    this(dataSource, new SimpleMeterRegistry());
+  }
+
+  /** As the constructor without meters; its participant counts into {@code meters}. */
+  public PaymentService(DataSource dataSource, MeterRegistry meters) {
     this.dataSource = dataSource;
     this.participant =
         SagaParticipant.builder()
             .dataSource(dataSource)
+            .meterRegistry(meters)
             .name(CheckoutSaga.PAYMENT)
             .command("AuthorizePayment", this::authorize)
             .compensation("RefundPayment", this::refund)

@@ -1,5 +1,6 @@
 package io.tandem.examples.checkout;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import io.tandem.inbox.ConsumerRunner;
 import io.tandem.inbox.InboxProcessor;
 import io.tandem.kafka.KafkaMessageSource;
@@ -18,16 +19,19 @@ final class ServiceRuntime implements AutoCloseable {
   /** Lease of the relays' partitions: a relay that dies leaves them to another within this. */
   static final Duration RELAY_LEASE = Duration.ofSeconds(3);
 
+  private final String service;
   private final KafkaTransport transport;
   private final OutboxRelay relay;
   private final KafkaMessageSource source;
   private final ConsumerRunner runner;
 
   private ServiceRuntime(
+      String service,
       KafkaTransport transport,
       OutboxRelay relay,
       KafkaMessageSource source,
       ConsumerRunner runner) {
+    this.service = service;
     this.transport = transport;
     this.relay = relay;
     this.source = source;
@@ -39,6 +43,7 @@ final class ServiceRuntime implements AutoCloseable {
    * inboundType}.
    *
    * @param instance distinguishes instances of the same service (relay id, client ids)
+   * @param meters where the relay and the runner count (the service's registry)
    */
   static ServiceRuntime start(
       String service,
@@ -49,7 +54,8 @@ final class ServiceRuntime implements AutoCloseable {
       KafkaTopology topology,
       Duration pollInterval,
       boolean wakeRelayOnApply,
-      int concurrency) {
+      int concurrency,
+      MeterRegistry meters) {
     KafkaTransport transport =
         KafkaTransport.builder()
             .bootstrapServers(topology.bootstrapServers())
@@ -67,6 +73,7 @@ final class ServiceRuntime implements AutoCloseable {
             .heartbeatInterval(Duration.ofMillis(500))
             .publishTimeout(Duration.ofSeconds(2))
             .pollInterval(pollInterval)
+            .meterRegistry(meters)
             .build();
     KafkaMessageSource source =
         KafkaMessageSource.builder()
@@ -87,6 +94,7 @@ final class ServiceRuntime implements AutoCloseable {
             .processor(processor)
             .concurrency(concurrency)
             .closeTimeout(Duration.ofSeconds(5))
+            .meterRegistry(meters)
             // The handler appended its reply to this service's outbox: without notifications
             // (MariaDB) publish it now, not at the next poll. A listening relay is woken by the
             // database and batches under load; waking it here too would only split its batches.
@@ -101,7 +109,12 @@ final class ServiceRuntime implements AutoCloseable {
       transport.close();
       throw e;
     }
-    return new ServiceRuntime(transport, relay, source, runner);
+    return new ServiceRuntime(service, transport, relay, source, runner);
+  }
+
+  /** The service's name, as given to {@link #start}. */
+  String service() {
+    return service;
   }
 
   boolean isRunning() {

@@ -1,5 +1,7 @@
 package io.tandem.examples.checkout;
 
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.tandem.saga.SagaCommand;
 import io.tandem.saga.SagaParticipant;
 import io.tandem.saga.StepResult;
@@ -63,11 +65,17 @@ public final class ShippingService {
   }
 
   public ShippingService(DataSource dataSource, Carrier carrier) {
+    this(dataSource, carrier, new SimpleMeterRegistry());
+  }
+
+  /** As the constructor without meters; its participant counts into {@code meters}. */
+  public ShippingService(DataSource dataSource, Carrier carrier, MeterRegistry meters) {
     this.dataSource = dataSource;
     this.carrier = carrier;
     this.participant =
         SagaParticipant.builder()
             .dataSource(dataSource)
+            .meterRegistry(meters)
             .name(CheckoutSaga.SHIPPING)
             .command("RequestShipping", this::requestShipping)
             .build();

@@ -7,10 +7,13 @@ import io.nats.client.JetStreamApiException;
 import io.nats.client.JetStreamManagement;
 import io.nats.client.JetStreamOptions;
 import io.nats.client.Message;
+import io.nats.client.api.ConsumerInfo;
+import io.tandem.core.LagProbe;
 import io.tandem.core.spi.MessageSink;
 import io.tandem.nats.NatsCloudEventsCodec;
 import java.io.IOException;
 import java.util.Locale;
+import java.util.OptionalLong;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -40,6 +43,7 @@ public final class PullLoop {
   private volatile Thread thread;
   private volatile HeldMessages held;
   private volatile HandOver handOver;
+  private volatile LagProbe lag;
   private NatsSession session; // of the consumer context; only the loop's thread after start
   private ConsumerContext consumer;
 
@@ -84,6 +88,31 @@ public final class PullLoop {
     Thread started = new Thread(this::pullUntilStopped, threadName);
     thread = started;
     started.start();
+    lag = LagProbe.start(threadName + "-lag", settings.lagInterval(), this::readLag);
+  }
+
+  /**
+   * The last lag reading: the durable's messages not delivered yet plus those delivered and not
+   * acknowledged; empty before the first reading and after a failed one.
+   */
+  public OptionalLong lag() {
+    LagProbe probe = lag;
+    return probe == null ? OptionalLong.empty() : probe.last();
+  }
+
+  /** On the probe's thread: one consumer info request on the source's connection. */
+  private OptionalLong readLag()
+      throws IOException, JetStreamApiException, TimeoutException, InterruptedException {
+    NatsSession current =
+        connector.acquire(System.nanoTime() + settings.connectTimeout().toNanos());
+    JetStreamOptions options =
+        JetStreamOptions.builder().requestTimeout(settings.connectTimeout()).build();
+    ConsumerInfo info =
+        current
+            .connection()
+            .jetStreamManagement(options)
+            .getConsumerInfo(settings.stream(), settings.durable());
+    return OptionalLong.of(info.getNumPending() + info.getNumAckPending());
   }
 
   /** Whether the threads run: started, not closed, and the sink never refused. */
@@ -202,6 +231,10 @@ public final class PullLoop {
   public void close() {
     closed = true;
     closing.countDown();
+    LagProbe probe = lag;
+    if (probe != null) {
+      probe.close();
+    }
     long deadline = System.nanoTime() + settings.closeTimeout().toNanos();
     try {
       Thread t = thread;

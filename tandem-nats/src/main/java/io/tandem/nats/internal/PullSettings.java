@@ -28,7 +28,8 @@ public record PullSettings(
     int batchSize,
     long maxDeliver,
     Duration closeTimeout,
-    Duration reconnectDelay) {
+    Duration reconnectDelay,
+    Duration lagInterval) {
 
   /** The durable pull consumer: explicit acks, from the start of the stream. */
   ConsumerConfiguration consumerConfiguration() {

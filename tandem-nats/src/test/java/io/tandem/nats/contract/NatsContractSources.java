@@ -41,6 +41,7 @@ public final class NatsContractSources implements SourceFactory {
         .ensureStream(subjects(aggregateType))
         .ackWait(ACK_WAIT)
         .reconnectDelay(Duration.ofMillis(200))
+        .lagInterval(Duration.ofMillis(200))
         .build();
   }
 

@@ -18,6 +18,7 @@ import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,7 +38,10 @@ public final class ConsumerSession {
   private final Connection connection;
   private final Channel channel;
   private final String queue;
+  private final AtomicInteger unacknowledged = new AtomicInteger();
   private volatile String consumerTag;
+  private Channel probe; // guarded by the probe lock; the lag probe's own channel
+  private final Object probeLock = new Object();
 
   private ConsumerSession(Connection connection, Channel channel, String queue) {
     this.connection = connection;
@@ -127,6 +131,30 @@ public final class ConsumerSession {
     return channel.isOpen();
   }
 
+  /** Deliveries this session received and has not acknowledged yet, handed over or not. */
+  int unacknowledged() {
+    return unacknowledged.get();
+  }
+
+  /**
+   * The queue's ready messages (not delivered to any consumer yet) from a passive {@code
+   * queue.declare}, on a channel of this connection that only the lag probe uses: the passive
+   * declare of a deleted queue closes that channel, never the consumer's.
+   *
+   * @throws IOException if the broker refuses or the connection is gone
+   */
+  long readyMessages() throws IOException {
+    synchronized (probeLock) {
+      if (probe == null || !probe.isOpen()) {
+        probe = connection.createChannel();
+        if (probe == null) {
+          throw new IOException("no free channel number on the connection for the lag probe");
+        }
+      }
+      return probe.messageCount(queue);
+    }
+  }
+
   /**
    * Acknowledges one delivery of this session, from any thread. A channel that is gone is not an
    * error: the broker requeued the message when it closed.
@@ -140,6 +168,7 @@ public final class ConsumerSession {
       }
       try {
         channel.basicAck(deliveryTag, false);
+        unacknowledged.decrementAndGet();
       } catch (IOException | RuntimeException e) {
         LOG.debug("queue {}: ack of delivery {} not sent ({})", queue, deliveryTag, e.toString());
       }
@@ -184,6 +213,7 @@ public final class ConsumerSession {
     @Override
     public void handleDelivery(
         String tag, Envelope envelope, AMQP.BasicProperties properties, byte[] body) {
+      unacknowledged.incrementAndGet();
       handoff.add(
           new InboundDelivery(ConsumerSession.this, queue, envelope, properties, body, codec));
     }

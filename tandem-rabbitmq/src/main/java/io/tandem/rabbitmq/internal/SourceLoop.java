@@ -1,8 +1,10 @@
 package io.tandem.rabbitmq.internal;
 
+import io.tandem.core.LagProbe;
 import io.tandem.core.spi.MessageSink;
 import io.tandem.rabbitmq.RabbitCloudEventsCodec;
 import java.io.IOException;
+import java.util.OptionalLong;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -35,6 +37,7 @@ public final class SourceLoop implements Runnable {
   private volatile ConsumerSession session;
   private volatile boolean running;
   private volatile Thread thread;
+  private volatile LagProbe lag;
 
   public SourceLoop(SourceSettings settings, MessageSink sink) {
     this.settings = settings;
@@ -60,6 +63,27 @@ public final class SourceLoop implements Runnable {
     Thread receiving = new Thread(this, "tandem-rabbitmq-source-" + settings.queue());
     thread = receiving;
     receiving.start();
+    lag =
+        LagProbe.start(
+            "tandem-rabbitmq-lag-" + settings.queue(), settings.lagInterval(), this::readLag);
+  }
+
+  /**
+   * The last lag reading: the queue's ready messages plus the deliveries of this source not
+   * acknowledged yet; empty before the first reading and while the source has no session.
+   */
+  public OptionalLong lag() {
+    LagProbe probe = lag;
+    return probe == null ? OptionalLong.empty() : probe.last();
+  }
+
+  /** On the probe's thread: one passive declare; the unacknowledged count is the session's own. */
+  private OptionalLong readLag() throws IOException {
+    ConsumerSession current = session;
+    if (current == null || !current.isOpen()) {
+      return OptionalLong.empty(); // reconnecting: what was delivered is being requeued
+    }
+    return OptionalLong.of(current.readyMessages() + current.unacknowledged());
   }
 
   /** Whether the source thread is alive: started, not closed, not stopped by the sink. */
@@ -162,6 +186,10 @@ public final class SourceLoop implements Runnable {
    */
   public void close() {
     closing.countDown();
+    LagProbe probe = lag;
+    if (probe != null) {
+      probe.close();
+    }
     Thread receiving = thread;
     if (receiving != null && receiving != Thread.currentThread()) {
       receiving.interrupt();

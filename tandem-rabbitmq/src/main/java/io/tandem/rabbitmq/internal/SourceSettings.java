@@ -19,7 +19,8 @@ public record SourceSettings(
     List<Binding> bindings,
     Duration connectTimeout,
     Duration closeTimeout,
-    Duration reconnectDelay) {
+    Duration reconnectDelay,
+    Duration lagInterval) {
 
   /** The queue argument that makes RabbitMQ deliver to one consumer of the queue at a time. */
   public static final String SINGLE_ACTIVE_CONSUMER = "x-single-active-consumer";

@@ -30,6 +30,7 @@ public final class RabbitContractSources implements SourceFactory {
         .declareQueue(true)
         .bindAggregateType(aggregateType)
         .reconnectDelay(Duration.ofMillis(200))
+        .lagInterval(Duration.ofMillis(200))
         .build();
   }
 

@@ -38,6 +38,7 @@ public final class RedisContractSources implements SourceFactory {
         .group(group)
         .pollTimeout(Duration.ofMillis(500))
         .claimIdleAfter(CLAIM_IDLE_AFTER)
+        .lagInterval(Duration.ofMillis(200))
         .build();
   }
 
