@@ -41,6 +41,12 @@ final class BenchDatabase implements AutoCloseable {
 
   /** Inserts rows {@code from .. to-1} of the bulk sequence over {@code aggregates} aggregates. */
   void bulkInsert(long from, long to, int aggregates) throws SQLException {
+    insertRange(from, to, aggregates);
+    execute("ANALYZE tandem_outbox");
+  }
+
+  /** Inserts rows {@code from .. to-1} of the bulk sequence in one transaction, no ANALYZE. */
+  void insertRange(long from, long to, int aggregates) throws SQLException {
     try (Connection c = pool.getConnection();
         PreparedStatement ps = c.prepareStatement(BULK_INSERT)) {
       ps.setInt(1, aggregates);
@@ -50,7 +56,6 @@ final class BenchDatabase implements AutoCloseable {
       ps.setLong(5, to);
       ps.executeUpdate();
     }
-    execute("ANALYZE tandem_outbox");
   }
 
   void execute(String sql) throws SQLException {

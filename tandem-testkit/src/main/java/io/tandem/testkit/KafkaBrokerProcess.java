@@ -108,6 +108,11 @@ public final class KafkaBrokerProcess implements AutoCloseable {
     return bootstrapServers;
   }
 
+  /** The broker process's id, to read its CPU time. */
+  public long pid() {
+    return process.pid();
+  }
+
   /** Stops the broker (SIGTERM, then SIGKILL after 20 s); its data folder goes with it. */
   @Override
   public void close() {
