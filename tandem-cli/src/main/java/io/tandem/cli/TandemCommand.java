@@ -20,6 +20,7 @@ import picocli.CommandLine.Command;
       BenchCommand.class,
       CompareCommand.class,
       DrillCommand.class,
+      SoakCommand.class,
       OutboxCommand.class,
       InboxCommand.class,
       SagaCommand.class,

@@ -200,6 +200,7 @@ class CredentialsNeverPrintedTest {
     assertNoSecret("dashboard", "--jdbc-url", PG_DEAD, "--port", "0");
     assertNoSecret(
         "drill", "broker-outage", "--jdbc-url", PG_DEAD, "--kafka-bootstrap", "127.0.0.1:1");
+    assertNoSecret("soak", "--jdbc-url", PG_DEAD, "--duration", "20s");
     for (String broker :
         List.of("--kafka-bootstrap", "--rabbitmq-uri", "--nats-url", "--redis-uri")) {
       assertNoSecret(
