@@ -167,6 +167,7 @@ public final class CdcRelay implements AutoCloseable {
   private final CountDownLatch engineStopped = new CountDownLatch(1);
 
   private volatile boolean closing;
+  private volatile boolean streamReached;
   private volatile boolean running;
   private DebeziumEngine<RecordChangeEvent<SourceRecord>> engine;
   private ExecutorService engineExecutor;
@@ -461,6 +462,13 @@ public final class CdcRelay implements AutoCloseable {
       List<RecordChangeEvent<SourceRecord>> records,
       DebeziumEngine.RecordCommitter<RecordChangeEvent<SourceRecord>> committer)
       throws InterruptedException {
+    if (!streamReached) {
+      // The stream's first batch: the engine's start position is fixed now. A row committed after
+      // start() looked for pending rows but before that position is in neither; holding every
+      // aggregate with pending rows again hands such rows to the drain.
+      store.pendingAggregates().forEach(held::hold);
+      streamReached = true;
+    }
     List<RoundPublisher.Item> items = new ArrayList<>();
     for (RecordChangeEvent<SourceRecord> change : records) {
       SourceRecord record = change.record();
