@@ -151,6 +151,44 @@ class CdcRelayTest {
     }
   }
 
+  @Test
+  void doesNotSendAgainRowsPublishedBeforeTheStreamReachedThem() throws Exception {
+    database = CdcTestSupport.migratedDatabase("cdc_no_resend");
+    String topic = CdcTestSupport.newTopic("cdc-no-resend");
+    String slot = CdcTestSupport.unique("noresend");
+    List<Event> early = TestEvents.events("order", 3, 12);
+    Event late = TestEvents.event("order", "late-1", 1);
+    try (KafkaTransport transport = CdcTestSupport.transport(topic);
+        KafkaTransport elsewhere = CdcTestSupport.transport(CdcTestSupport.newTopic("polled"))) {
+      // The slot exists before the inserts, so the stream carries them after another relay
+      // published and marked them.
+      try (CdcRelay first = relay(slot, transport).build()) {
+        first.start();
+      }
+      append(database.dataSource(), early);
+      OutboxRelay polling =
+          OutboxRelay.builder()
+              .dataSource(database.dataSource())
+              .transport(elsewhere)
+              .relayId("polling")
+              .build();
+      try {
+        while (polling.runOnce() > 0) {
+          // until nothing is due
+        }
+      } finally {
+        polling.close();
+      }
+      try (CdcRelay relay = relay(slot, transport).build()) {
+        relay.start();
+        append(database.dataSource(), List.of(late));
+        List<ConsumerRecord<String, byte[]>> records = read(topic, 1);
+        assertThat(records.stream().map(r -> header(r, "ce_id")))
+            .containsExactly(late.eventId().toString());
+      }
+    }
+  }
+
   /** Key, value bytes and every header of one record, comparable. */
   static Map<String, Message> messagesById(List<ConsumerRecord<String, byte[]>> records) {
     return byId(records);
