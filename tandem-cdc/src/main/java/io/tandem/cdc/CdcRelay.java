@@ -9,10 +9,13 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.tandem.cdc.internal.Aggregate;
+import io.tandem.cdc.internal.CdcDialect;
 import io.tandem.cdc.internal.CdcStore;
 import io.tandem.cdc.internal.ChangeRecords;
 import io.tandem.cdc.internal.HeldAggregates;
 import io.tandem.cdc.internal.JdbcOffsetBackingStore;
+import io.tandem.cdc.internal.MariaDbConnectorConfig;
+import io.tandem.cdc.internal.MariaDbSetupCheck;
 import io.tandem.cdc.internal.OffsetStoreContext;
 import io.tandem.cdc.internal.PostgresCdcDialect;
 import io.tandem.cdc.internal.RoundPublisher;
@@ -29,6 +32,8 @@ import io.tandem.jdbc.JdbcException;
 import io.tandem.outbox.OutboxRow;
 import java.io.IOException;
 import java.net.InetAddress;
+import java.nio.file.Path;
+import java.nio.file.Paths;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -52,6 +57,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import javax.sql.DataSource;
 import org.apache.kafka.connect.source.SourceRecord;
+import org.mariadb.jdbc.MariaDbDataSource;
 import org.postgresql.Driver;
 import org.postgresql.ds.PGSimpleDataSource;
 import org.slf4j.Logger;
@@ -141,6 +147,9 @@ public final class CdcRelay implements AutoCloseable {
   private final MeterRegistry meters;
   private final ThreadFactory threadFactory;
   private final Map<String, String> engineProperties;
+  private final CdcDialect dialect;
+  private final long serverId;
+  private final Path schemaHistoryDirectory;
 
   private final CdcStore store;
   private final HeldAggregates held = new HeldAggregates();
@@ -148,6 +157,7 @@ public final class CdcRelay implements AutoCloseable {
   private final SlotMonitor monitor;
   private final Counter publishedCounter;
   private final Counter heartbeatCounter;
+  private final Counter notInTableCounter;
   private final AtomicLong published = new AtomicLong();
   private final AtomicLong publishedSinceBeat = new AtomicLong();
   private final AtomicReference<Instant> lastPublishedAt = new AtomicReference<>();
@@ -157,6 +167,7 @@ public final class CdcRelay implements AutoCloseable {
   private final CountDownLatch engineStopped = new CountDownLatch(1);
 
   private volatile boolean closing;
+  private volatile boolean streamReached;
   private volatile boolean running;
   private DebeziumEngine<RecordChangeEvent<SourceRecord>> engine;
   private ExecutorService engineExecutor;
@@ -166,6 +177,10 @@ public final class CdcRelay implements AutoCloseable {
 
   private CdcRelay(Builder b) {
     this.jdbcUrl = b.jdbcUrl;
+    this.dialect = CdcDialect.ofUrl(b.jdbcUrl);
+    this.serverId =
+        b.serverId != null ? b.serverId : MariaDbConnectorConfig.defaultServerId(b.slotName);
+    this.schemaHistoryDirectory = b.schemaHistoryDirectory;
     this.user = b.user;
     this.password = b.password;
     this.dataSource = b.dataSource != null ? b.dataSource : dataSourceOf(b);
@@ -184,10 +199,11 @@ public final class CdcRelay implements AutoCloseable {
     this.meters = b.meters;
     this.threadFactory = b.threadFactory;
     this.engineProperties = Map.copyOf(b.engineProperties);
-    this.store = new CdcStore(dataSource);
+    this.store = new CdcStore(dataSource, dialect);
     this.publisher = new RoundPublisher(transport, b.publishTimeout);
     this.monitor =
-        new SlotMonitor(dataSource, slotName, b.lagAlertBytes, b.lagAlertAge, meters, held::size);
+        new SlotMonitor(
+            dataSource, dialect, slotName, b.lagAlertBytes, b.lagAlertAge, meters, held::size);
     this.publishedCounter =
         Counter.builder("tandem.cdc.published")
             .description("events the broker acknowledged")
@@ -196,6 +212,12 @@ public final class CdcRelay implements AutoCloseable {
     this.heartbeatCounter =
         Counter.builder("tandem.cdc.heartbeats")
             .description("heartbeats the change stream carried")
+            .tag("slot", slotName)
+            .register(meters);
+    this.notInTableCounter =
+        Counter.builder("tandem.cdc.not.in.table")
+            .description(
+                "streamed outbox rows the table lacks (rolled-back XA branches), not published")
             .tag("slot", slotName)
             .register(meters);
     Gauge.builder(
@@ -236,7 +258,10 @@ public final class CdcRelay implements AutoCloseable {
     }
     SetupCheck.Location location;
     try (Connection c = dataSource.getConnection()) {
-      location = SetupCheck.verify(c, slotName, publicationName, createPublication);
+      location =
+          dialect.replicationSlots()
+              ? SetupCheck.verify(c, slotName, publicationName, createPublication)
+              : MariaDbSetupCheck.verify(c);
     } catch (SQLException e) {
       throw new JdbcException("checking the database's setup for the CDC relay failed", e);
     }
@@ -246,7 +271,8 @@ public final class CdcRelay implements AutoCloseable {
     store.pendingAggregates().forEach(held::hold);
     store.registerRelay(slotName, relayId, host());
     contextId =
-        new OffsetStoreContext(dataSource, slotName, faults, () -> store.relayFlushed(slotName))
+        new OffsetStoreContext(
+                dataSource, dialect, slotName, faults, () -> store.relayFlushed(slotName))
             .register();
     engine =
         DebeziumEngine.create(ChangeEventFormat.of(Connect.class))
@@ -348,6 +374,9 @@ public final class CdcRelay implements AutoCloseable {
   }
 
   private Properties engineConfig(SetupCheck.Location location) {
+    if (!dialect.replicationSlots()) {
+      return mariaDbEngineConfig(location);
+    }
     Properties url = Driver.parseURL(jdbcUrl, null);
     if (url == null) {
       throw new IllegalArgumentException("jdbcUrl is not a PostgreSQL JDBC URL");
@@ -390,12 +419,56 @@ public final class CdcRelay implements AutoCloseable {
     return p;
   }
 
+  private Properties mariaDbEngineConfig(SetupCheck.Location location) {
+    Path history = schemaHistoryDirectory.resolve(slotName + ".history");
+    try {
+      java.nio.file.Files.createDirectories(schemaHistoryDirectory);
+    } catch (IOException e) {
+      throw new CdcSetupException(
+          "cannot create the schema history directory "
+              + schemaHistoryDirectory
+              + " ("
+              + e.getMessage()
+              + "): choose a writable one (schemaHistoryDirectory)",
+          e);
+    }
+    Properties p =
+        MariaDbConnectorConfig.of(
+            jdbcUrl,
+            user,
+            password,
+            location.database(),
+            slotName,
+            serverId,
+            history,
+            store.hasOffsets(slotName));
+    p.setProperty("name", "tandem-cdc-" + slotName);
+    p.setProperty("offset.storage", JdbcOffsetBackingStore.class.getName());
+    p.setProperty(JdbcOffsetBackingStore.CONTEXT, contextId);
+    p.setProperty("offset.flush.interval.ms", Long.toString(offsetFlushInterval.toMillis()));
+    // Debezium 3.5 on Kafka 4.2+ builds a WorkerConfig that requires it; nothing connects to it.
+    p.setProperty("bootstrap.servers", "127.0.0.1:9");
+    p.setProperty("topic.prefix", TOPIC_PREFIX);
+    p.setProperty("tombstones.on.delete", "false");
+    // No slot holds the binlog back: heartbeats only move the stored position on an idle outbox.
+    p.setProperty("heartbeat.interval.ms", Long.toString(heartbeatInterval.toMillis()));
+    engineProperties.forEach(p::setProperty);
+    return p;
+  }
+
   // ---- the stream -------------------------------------------------------------------------------
 
   private void handleBatch(
       List<RecordChangeEvent<SourceRecord>> records,
       DebeziumEngine.RecordCommitter<RecordChangeEvent<SourceRecord>> committer)
       throws InterruptedException {
+    if (!streamReached) {
+      // The stream's first batch: the engine's start position is fixed now. A row committed after
+      // start() looked for pending rows but before that position is in neither; holding every
+      // aggregate with pending rows again hands such rows to the drain.
+      store.pendingAggregates().forEach(held::hold);
+      streamReached = true;
+    }
     List<RoundPublisher.Item> items = new ArrayList<>();
     for (RecordChangeEvent<SourceRecord> change : records) {
       SourceRecord record = change.record();
@@ -421,6 +494,12 @@ public final class CdcRelay implements AutoCloseable {
         }
       }
     }
+    if (!items.isEmpty()) {
+      items = stillToPublish(items);
+      if (items == null) {
+        return; // closing while the database did not answer: nothing is marked processed
+      }
+    }
     if (!items.isEmpty() && !publishUntilSettled(items)) {
       return; // closing while the broker was down: nothing is marked processed
     }
@@ -428,6 +507,71 @@ public final class CdcRelay implements AutoCloseable {
       committer.markProcessed(change);
     }
     committer.markBatchFinished();
+  }
+
+  /**
+   * The items whose rows the table holds and has not marked published, or null if the relay closed
+   * while the database could not answer. A row the stream carries but the table lacks was never
+   * committed: MariaDB writes an XA branch's rows to the binlog at XA PREPARE, and Debezium relays
+   * them then, even if XA ROLLBACK follows (on MariaDB the read waits for a prepared branch's
+   * outcome). Or retention deleted it after it was published. Either way it is not published. A row
+   * already marked published (the drain published it, and a restart streams it again) is not
+   * published twice.
+   */
+  private List<RoundPublisher.Item> stillToPublish(List<RoundPublisher.Item> items)
+      throws InterruptedException {
+    List<Long> ids = items.stream().map(RoundPublisher.Item::rowId).toList();
+    Map<Long, Boolean> rows;
+    int failures = 0;
+    while (true) {
+      try {
+        rows = store.rowsOfStream(ids);
+        break;
+      } catch (JdbcException e) {
+        failures++;
+        if (failures == 1 || failures % 10 == 0) {
+          log.warn(
+              "CDC relay {}: cannot read which of {} streamed rows the table holds (attempt {}),"
+                  + " retrying: {}",
+              relayId,
+              ids.size(),
+              failures,
+              ErrorSummary.of(e));
+        }
+        if (!pause(Math.min(5000, 100L << Math.min(failures, 6)))) {
+          return null;
+        }
+      }
+    }
+    List<RoundPublisher.Item> kept = new ArrayList<>();
+    for (RoundPublisher.Item item : items) {
+      Boolean alreadyPublished = rows.get(item.rowId());
+      if (alreadyPublished == null) {
+        notInTableCounter.increment();
+        log.warn(
+            "CDC relay {}: outbox row {} ({}) is in the change stream but not in the table: its"
+                + " transaction never committed (an XA branch prepared, then rolled back), or"
+                + " retention deleted it after it was published; not publishing it",
+            relayId,
+            item.rowId(),
+            item.event());
+      } else if (!alreadyPublished) {
+        kept.add(item);
+      }
+    }
+    return kept;
+  }
+
+  /** Sleeps; false if the relay began closing meanwhile. */
+  private boolean pause(long millis) throws InterruptedException {
+    long until = System.currentTimeMillis() + millis;
+    while (System.currentTimeMillis() < until) {
+      if (closing) {
+        return false;
+      }
+      Thread.sleep(Math.min(100, millis));
+    }
+    return !closing;
   }
 
   /**
@@ -683,6 +827,20 @@ public final class CdcRelay implements AutoCloseable {
   }
 
   private static DataSource dataSourceOf(Builder b) {
+    if (b.jdbcUrl.startsWith("jdbc:mariadb:")) {
+      try {
+        MariaDbDataSource ds = new MariaDbDataSource(b.jdbcUrl);
+        if (b.user != null) {
+          ds.setUser(b.user);
+        }
+        if (b.password != null) {
+          ds.setPassword(b.password);
+        }
+        return ds;
+      } catch (SQLException e) {
+        throw new IllegalArgumentException("jdbcUrl is not a valid MariaDB URL: " + e.getMessage());
+      }
+    }
     PGSimpleDataSource ds = new PGSimpleDataSource();
     ds.setURL(b.jdbcUrl);
     if (b.user != null) {
@@ -730,8 +888,34 @@ public final class CdcRelay implements AutoCloseable {
     private MeterRegistry meters = new SimpleMeterRegistry();
     private ThreadFactory threadFactory = Executors.defaultThreadFactory();
     private final Map<String, String> engineProperties = new LinkedHashMap<>();
+    private Long serverId;
+    private Path schemaHistoryDirectory =
+        Paths.get(System.getProperty("java.io.tmpdir"), "tandem-cdc-schema-history");
 
     private Builder() {}
+
+    /**
+     * MariaDB only: the replica server id the relay reads the binlog as, unique among the server's
+     * replicas; default derived from the slot name (65536 and up).
+     */
+    public Builder serverId(long serverId) {
+      if (serverId < 1 || serverId > 4_294_967_295L) {
+        throw new IllegalArgumentException(
+            "serverId must be 1..4294967295 (a MariaDB server_id), but was " + serverId);
+      }
+      this.serverId = serverId;
+      return this;
+    }
+
+    /**
+     * MariaDB only: where the connector's schema history file ({@code <slot>.history}) lives;
+     * default {@code <java.io.tmpdir>/tandem-cdc-schema-history}. Losing it is harmless: the relay
+     * rebuilds it from the tables' definitions (docs/cdc.md).
+     */
+    public Builder schemaHistoryDirectory(Path schemaHistoryDirectory) {
+      this.schemaHistoryDirectory = Objects.requireNonNull(schemaHistoryDirectory);
+      return this;
+    }
 
     /**
      * The PostgreSQL JDBC URL; Debezium opens its replication connection with its host, port, user
@@ -865,10 +1049,11 @@ public final class CdcRelay implements AutoCloseable {
     }
 
     public CdcRelay build() {
-      if (jdbcUrl == null || !jdbcUrl.startsWith("jdbc:postgresql:")) {
+      if (jdbcUrl == null
+          || !(jdbcUrl.startsWith("jdbc:postgresql:") || jdbcUrl.startsWith("jdbc:mariadb:"))) {
         throw new IllegalArgumentException(
-            "jdbcUrl must be a jdbc:postgresql: URL (the CDC relay reads PostgreSQL's WAL), but"
-                + " was "
+            "jdbcUrl must be a jdbc:postgresql: URL (the CDC relay reads PostgreSQL's WAL) or a"
+                + " jdbc:mariadb: URL (MariaDB's binlog), but was "
                 + (jdbcUrl == null
                     ? "null"
                     : "'" + jdbcUrl.replaceAll("password=[^&]*", "password=***") + "'"));

@@ -106,12 +106,25 @@ class CdcRelayTest {
     List<Event> events = TestEvents.events("order", 3, 12);
     try (KafkaTransport cdcTransport = CdcTestSupport.transport(cdcTopic);
         KafkaTransport pollingTransport = CdcTestSupport.transport(pollingTopic)) {
-      // The slot exists before the inserts, so the stream carries them after the polling relay
-      // published and marked them.
-      try (CdcRelay first = relay(slot, cdcTransport).build()) {
-        first.start();
+      // The CDC relay publishes first; then the rows are marked unpublished again (a delivery
+      // column) and the polling relay publishes the same rows. (The CDC relay does not publish a
+      // streamed row already marked published, so the other order would send nothing.)
+      try (CdcRelay relay = relay(slot, cdcTransport).build()) {
+        relay.start();
+        append(database.dataSource(), events);
+        await()
+            .atMost(Duration.ofSeconds(30))
+            .until(
+                () ->
+                    count(
+                            database.dataSource(),
+                            "SELECT count(*) FROM tandem_outbox WHERE published_at IS NOT NULL")
+                        == events.size());
       }
-      append(database.dataSource(), events);
+      try (var c = database.dataSource().getConnection();
+          var st = c.createStatement()) {
+        st.executeUpdate("UPDATE tandem_outbox SET published_at = NULL, published_by = NULL");
+      }
       OutboxRelay polling =
           OutboxRelay.builder()
               .dataSource(database.dataSource())
@@ -125,8 +138,7 @@ class CdcRelayTest {
       } finally {
         polling.close();
       }
-      try (CdcRelay relay = relay(slot, cdcTransport).build()) {
-        relay.start();
+      {
         List<ConsumerRecord<String, byte[]>> fromCdc = read(cdcTopic, events.size());
         List<ConsumerRecord<String, byte[]>> fromPolling = read(pollingTopic, events.size());
         assertThat(fromCdc).hasSize(events.size());
@@ -139,7 +151,49 @@ class CdcRelayTest {
     }
   }
 
+  @Test
+  void doesNotSendAgainRowsPublishedBeforeTheStreamReachedThem() throws Exception {
+    database = CdcTestSupport.migratedDatabase("cdc_no_resend");
+    String topic = CdcTestSupport.newTopic("cdc-no-resend");
+    String slot = CdcTestSupport.unique("noresend");
+    List<Event> early = TestEvents.events("order", 3, 12);
+    Event late = TestEvents.event("order", "late-1", 1);
+    try (KafkaTransport transport = CdcTestSupport.transport(topic);
+        KafkaTransport elsewhere = CdcTestSupport.transport(CdcTestSupport.newTopic("polled"))) {
+      // The slot exists before the inserts, so the stream carries them after another relay
+      // published and marked them.
+      try (CdcRelay first = relay(slot, transport).build()) {
+        first.start();
+      }
+      append(database.dataSource(), early);
+      OutboxRelay polling =
+          OutboxRelay.builder()
+              .dataSource(database.dataSource())
+              .transport(elsewhere)
+              .relayId("polling")
+              .build();
+      try {
+        while (polling.runOnce() > 0) {
+          // until nothing is due
+        }
+      } finally {
+        polling.close();
+      }
+      try (CdcRelay relay = relay(slot, transport).build()) {
+        relay.start();
+        append(database.dataSource(), List.of(late));
+        List<ConsumerRecord<String, byte[]>> records = read(topic, 1);
+        assertThat(records.stream().map(r -> header(r, "ce_id")))
+            .containsExactly(late.eventId().toString());
+      }
+    }
+  }
+
   /** Key, value bytes and every header of one record, comparable. */
+  static Map<String, Message> messagesById(List<ConsumerRecord<String, byte[]>> records) {
+    return byId(records);
+  }
+
   record Message(String key, String valueHex, List<String> headers) {}
 
   private static Map<String, Message> byId(List<ConsumerRecord<String, byte[]>> records) {

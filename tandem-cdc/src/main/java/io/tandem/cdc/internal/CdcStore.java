@@ -2,36 +2,36 @@ package io.tandem.cdc.internal;
 
 import io.tandem.core.ErrorClass;
 import io.tandem.jdbc.JdbcException;
-import io.tandem.jdbc.PostgresDialect;
 import io.tandem.outbox.OutboxRow;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Types;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import javax.sql.DataSource;
 
 /**
  * The CDC relay's writes to the outbox (marks, retries, quarantines) and its reads of rows the
  * stream left in the database. Unlike the polling relay's, these are not fenced by partition
- * leases: one replication slot has one reader at a time, which PostgreSQL enforces.
+ * leases: one replication slot has one reader at a time, which PostgreSQL enforces (on MariaDB, one
+ * relay per server id and stored position, which the operator keeps).
  */
 public final class CdcStore {
   private static final int MAX_ERROR_LENGTH = 2000;
-  private static final PostgresDialect DIALECT = PostgresDialect.INSTANCE;
 
   private final DataSource dataSource;
+  private final CdcDialect dialect;
 
-  public CdcStore(DataSource dataSource) {
+  public CdcStore(DataSource dataSource, CdcDialect dialect) {
     this.dataSource = dataSource;
+    this.dialect = dialect;
   }
 
   /** A pending row of a held aggregate, and whether it may be published now. */
@@ -42,9 +42,9 @@ public final class CdcStore {
       return 0;
     }
     try (Connection c = dataSource.getConnection();
-        PreparedStatement ps = c.prepareStatement(PostgresCdcDialect.MARK_PUBLISHED)) {
+        PreparedStatement ps = c.prepareStatement(dialect.markPublished())) {
       ps.setString(1, relayId);
-      ps.setArray(2, c.createArrayOf("bigint", rowIds.toArray()));
+      dialect.jdbc().bindList(c, ps, 2, rowIds);
       int marked = ps.executeUpdate();
       if (!c.getAutoCommit()) {
         c.commit();
@@ -55,12 +55,41 @@ public final class CdcStore {
     }
   }
 
+  /**
+   * Which of the stream's rows the table holds, and whether each is marked published. A row of the
+   * stream the table lacks was never committed (an XA branch prepared, then rolled back) or was
+   * published and deleted by retention since; on MariaDB the read waits for a prepared branch's
+   * outcome.
+   */
+  public Map<Long, Boolean> rowsOfStream(List<Long> rowIds) {
+    Map<Long, Boolean> found = new HashMap<>();
+    if (rowIds.isEmpty()) {
+      return found;
+    }
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement ps = c.prepareStatement(dialect.rowsOfStream())) {
+      dialect.jdbc().bindList(c, ps, 1, rowIds);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          found.put(rs.getLong(1), rs.getBoolean(2));
+        }
+      }
+      if (!c.getAutoCommit()) {
+        c.commit();
+      }
+      return found;
+    } catch (SQLException e) {
+      throw new JdbcException(
+          "reading which of " + rowIds.size() + " streamed outbox rows the table holds failed", e);
+    }
+  }
+
   public void retryLater(long rowId, Duration delay, ErrorClass errorClass, String error) {
-    update(PostgresCdcDialect.RETRY_LATER, rowId, delay, errorClass, error);
+    update(dialect.retryLater(), rowId, delay, errorClass, error);
   }
 
   public void quarantine(long rowId, ErrorClass errorClass, String error) {
-    update(PostgresCdcDialect.QUARANTINE, rowId, null, errorClass, error);
+    update(dialect.quarantine(), rowId, null, errorClass, error);
   }
 
   private void update(String sql, long rowId, Duration delay, ErrorClass errorClass, String error) {
@@ -84,7 +113,7 @@ public final class CdcStore {
 
   public Set<Aggregate> pendingAggregates() {
     try (Connection c = dataSource.getConnection();
-        PreparedStatement ps = c.prepareStatement(PostgresCdcDialect.PENDING_AGGREGATES);
+        PreparedStatement ps = c.prepareStatement(dialect.pendingAggregates());
         ResultSet rs = ps.executeQuery()) {
       Set<Aggregate> found = new LinkedHashSet<>();
       while (rs.next()) {
@@ -102,7 +131,7 @@ public final class CdcStore {
    */
   public List<PendingRow> pendingRows(Aggregate aggregate, int limit) {
     try (Connection c = dataSource.getConnection();
-        PreparedStatement ps = c.prepareStatement(PostgresCdcDialect.PENDING_OF_AGGREGATE)) {
+        PreparedStatement ps = c.prepareStatement(dialect.pendingOfAggregate())) {
       ps.setString(1, aggregate.type());
       ps.setString(2, aggregate.id());
       ps.setInt(3, limit);
@@ -111,7 +140,7 @@ public final class CdcStore {
         while (rs.next()) {
           rows.add(
               new PendingRow(
-                  OutboxRow.read(rs, DIALECT),
+                  OutboxRow.read(rs, dialect.jdbc()),
                   rs.getInt("attempts"),
                   rs.getBoolean("quarantined"),
                   rs.getBoolean("waiting")));
@@ -123,19 +152,28 @@ public final class CdcStore {
     }
   }
 
+  /** Whether a position is stored under {@code storeName}. */
+  public boolean hasOffsets(String storeName) {
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement ps = c.prepareStatement(dialect.offsets())) {
+      ps.setString(1, storeName);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next();
+      }
+    } catch (SQLException e) {
+      throw new JdbcException("reading the CDC relay's stored position failed", e);
+    }
+  }
+
   public void registerRelay(String slot, String relayId, String host) {
-    execute(PostgresCdcDialect.REGISTER_RELAY, slot, relayId, host);
+    execute(dialect.registerRelay(), slot, relayId, host);
   }
 
   public void relayHeartbeat(String slot, long publishedSince, Instant lastPublished) {
     try (Connection c = dataSource.getConnection();
-        PreparedStatement ps = c.prepareStatement(PostgresCdcDialect.RELAY_HEARTBEAT)) {
+        PreparedStatement ps = c.prepareStatement(dialect.relayHeartbeat())) {
       ps.setLong(1, publishedSince);
-      if (lastPublished == null) {
-        ps.setNull(2, Types.TIMESTAMP_WITH_TIMEZONE);
-      } else {
-        ps.setObject(2, OffsetDateTime.ofInstant(lastPublished, ZoneOffset.UTC));
-      }
+      dialect.jdbc().bindInstant(ps, 2, lastPublished);
       ps.setString(3, slot);
       ps.executeUpdate();
     } catch (SQLException e) {
@@ -144,7 +182,7 @@ public final class CdcStore {
   }
 
   public void relayFlushed(String slot) {
-    execute(PostgresCdcDialect.RELAY_FLUSHED, slot);
+    execute(dialect.relayFlushed(), slot);
   }
 
   private void execute(String sql, String... parameters) {

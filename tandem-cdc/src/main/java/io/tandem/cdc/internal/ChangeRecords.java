@@ -8,8 +8,12 @@ import org.apache.kafka.connect.source.SourceRecord;
 
 /**
  * Reads Debezium's change records: an insert into the outbox becomes the {@link OutboxRow} the
- * polling relay would have read (Debezium renders jsonb as PostgreSQL's text and timestamptz as an
- * ISO instant), so both relays build the same event from it.
+ * polling relay would have read, so both relays build the same event from it. PostgreSQL's and
+ * MariaDB's records differ only in how {@code occurred_at} comes: Debezium renders timestamptz as
+ * an ISO instant, and MariaDB's {@code DATETIME(6)} (which holds UTC) as microseconds since the
+ * epoch ({@code io.debezium.time.MicroTimestamp}); jsonb comes as PostgreSQL's text, MariaDB's
+ * LONGTEXT as written. Topics are {@code prefix.schema.table} on PostgreSQL and {@code
+ * prefix.database.table} on MariaDB: {@code schema} is the database there.
  */
 public final class ChangeRecords {
   /** What a record of the stream is to the relay. */
@@ -48,7 +52,7 @@ public final class ChangeRecords {
   /** The outbox row an {@link Kind#OUTBOX_INSERT} record carries. */
   public static OutboxRow outboxRow(SourceRecord record) {
     Struct after = ((Struct) record.value()).getStruct("after");
-    String occurred = after.getString("occurred_at");
+    Instant occurred = occurredAt(after);
     Integer schemaVersion = after.getInt32("schema_version");
     return new OutboxRow(
         after.getInt64("id"),
@@ -60,7 +64,7 @@ public final class ChangeRecords {
         schemaVersion == null ? 0 : schemaVersion,
         after.getString("payload"),
         after.getString("headers"),
-        occurred == null ? null : instant(occurred));
+        occurred);
   }
 
   /** The commit time the source block carries (ms), or null. */
@@ -73,7 +77,27 @@ public final class ChangeRecords {
     return null;
   }
 
-  private static Instant instant(String text) {
-    return OffsetDateTime.parse(text).toInstant();
+  private static Instant occurredAt(Struct after) {
+    Object value = after.get("occurred_at");
+    if (value == null) {
+      return null;
+    }
+    if (value instanceof String text) {
+      return OffsetDateTime.parse(text).toInstant();
+    }
+    if (value instanceof java.util.Date date) {
+      return date.toInstant(); // Connect's Timestamp logical type
+    }
+    long n = ((Number) value).longValue();
+    String name = after.schema().field("occurred_at").schema().name();
+    if ("io.debezium.time.NanoTimestamp".equals(name)) {
+      return Instant.ofEpochSecond(
+          Math.floorDiv(n, 1_000_000_000L), Math.floorMod(n, 1_000_000_000L));
+    }
+    if ("io.debezium.time.Timestamp".equals(name)) {
+      return Instant.ofEpochMilli(n);
+    }
+    // io.debezium.time.MicroTimestamp, Debezium's default for DATETIME(6)
+    return Instant.ofEpochSecond(Math.floorDiv(n, 1_000_000L), Math.floorMod(n, 1_000_000L) * 1000);
   }
 }

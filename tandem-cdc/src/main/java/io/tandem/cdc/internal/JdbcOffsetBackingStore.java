@@ -60,7 +60,7 @@ public final class JdbcOffsetBackingStore implements OffsetBackingStore {
               return t;
             });
     try (Connection c = context.dataSource().getConnection();
-        PreparedStatement ps = c.prepareStatement(PostgresCdcDialect.OFFSETS)) {
+        PreparedStatement ps = c.prepareStatement(context.dialect().offsets())) {
       ps.setString(1, context.storeName());
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
@@ -132,7 +132,7 @@ public final class JdbcOffsetBackingStore implements OffsetBackingStore {
       Transactions.inTransaction(
           context.dataSource(),
           c -> {
-            try (PreparedStatement ps = c.prepareStatement(PostgresCdcDialect.SAVE_OFFSET)) {
+            try (PreparedStatement ps = c.prepareStatement(context.dialect().saveOffset())) {
               for (Map.Entry<ByteBuffer, ByteBuffer> e : values.entrySet()) {
                 ps.setString(1, context.storeName());
                 ps.setString(2, text(e.getKey()));

@@ -14,11 +14,16 @@ import javax.sql.DataSource;
  * the engine's configuration ({@link JdbcOffsetBackingStore#CONTEXT}).
  */
 public record OffsetStoreContext(
-    DataSource dataSource, String storeName, FaultInjector faults, Runnable afterFlush) {
+    DataSource dataSource,
+    CdcDialect dialect,
+    String storeName,
+    FaultInjector faults,
+    Runnable afterFlush) {
   private static final Map<String, OffsetStoreContext> REGISTERED = new ConcurrentHashMap<>();
 
   public OffsetStoreContext {
     Objects.requireNonNull(dataSource, "dataSource");
+    Objects.requireNonNull(dialect, "dialect");
     Objects.requireNonNull(storeName, "storeName");
     Objects.requireNonNull(faults, "faults");
     Objects.requireNonNull(afterFlush, "afterFlush");

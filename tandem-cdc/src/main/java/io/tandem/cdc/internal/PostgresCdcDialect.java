@@ -1,5 +1,7 @@
 package io.tandem.cdc.internal;
 
+import io.tandem.jdbc.Dialect;
+import io.tandem.jdbc.PostgresDialect;
 import java.util.regex.Pattern;
 
 /**
@@ -7,7 +9,9 @@ import java.util.regex.Pattern;
  * from names is DDL and Debezium's heartbeat query, and only from names that {@link #identifier}
  * validated (PostgreSQL cannot bind identifiers).
  */
-public final class PostgresCdcDialect {
+public final class PostgresCdcDialect implements CdcDialect {
+  public static final PostgresCdcDialect INSTANCE = new PostgresCdcDialect();
+
   private static final Pattern IDENTIFIER = Pattern.compile("[a-z_][a-z0-9_]{0,62}");
 
   private PostgresCdcDialect() {}
@@ -192,6 +196,83 @@ public final class PostgresCdcDialect {
        WHERE published_at IS NULL AND quarantined_at IS NULL AND skipped_at IS NULL
       """;
 
+  /**
+   * The rows among the stream's the table holds. No locking read: pgoutput decodes a prepared
+   * transaction only at COMMIT PREPARED. Parameters: row ids (bigint[]).
+   */
+  public static final String ROWS_OF_STREAM =
+      "SELECT id, published_at IS NOT NULL AS published FROM tandem_outbox WHERE id = ANY (?)";
+
   /** Parameters: slot. */
   public static final String DROP_SLOT = "SELECT pg_drop_replication_slot(?)";
+
+  @Override
+  public Dialect jdbc() {
+    return PostgresDialect.INSTANCE;
+  }
+
+  @Override
+  public boolean replicationSlots() {
+    return true;
+  }
+
+  @Override
+  public String markPublished() {
+    return MARK_PUBLISHED;
+  }
+
+  @Override
+  public String retryLater() {
+    return RETRY_LATER;
+  }
+
+  @Override
+  public String quarantine() {
+    return QUARANTINE;
+  }
+
+  @Override
+  public String pendingAggregates() {
+    return PENDING_AGGREGATES;
+  }
+
+  @Override
+  public String pendingOfAggregate() {
+    return PENDING_OF_AGGREGATE;
+  }
+
+  @Override
+  public String rowsOfStream() {
+    return ROWS_OF_STREAM;
+  }
+
+  @Override
+  public String offsets() {
+    return OFFSETS;
+  }
+
+  @Override
+  public String saveOffset() {
+    return SAVE_OFFSET;
+  }
+
+  @Override
+  public String registerRelay() {
+    return REGISTER_RELAY;
+  }
+
+  @Override
+  public String relayHeartbeat() {
+    return RELAY_HEARTBEAT;
+  }
+
+  @Override
+  public String relayFlushed() {
+    return RELAY_FLUSHED;
+  }
+
+  @Override
+  public String backlog() {
+    return BACKLOG;
+  }
 }

@@ -8,7 +8,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.time.OffsetDateTime;
+import java.time.Instant;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.IntSupplier;
 import javax.sql.DataSource;
@@ -23,12 +23,15 @@ import org.slf4j.LoggerFactory;
 public final class SlotMonitor {
   private static final Logger log = LoggerFactory.getLogger(SlotMonitor.class);
 
-  /** One measurement; {@code slotLagBytes} is -1 when the slot does not exist (yet). */
+  /**
+   * One measurement; {@code slotLagBytes} is -1 when the slot does not exist (yet), or on MariaDB.
+   */
   public record Look(long slotLagBytes, Duration oldestPendingAge, long pending, boolean lagging) {
     static final Look NONE = new Look(-1, Duration.ZERO, 0, false);
   }
 
   private final DataSource dataSource;
+  private final CdcDialect dialect;
   private final String slot;
   private final long alertBytes;
   private final Duration alertAge;
@@ -36,12 +39,14 @@ public final class SlotMonitor {
 
   public SlotMonitor(
       DataSource dataSource,
+      CdcDialect dialect,
       String slot,
       long alertBytes,
       Duration alertAge,
       MeterRegistry meters,
       IntSupplier heldAggregates) {
     this.dataSource = dataSource;
+    this.dialect = dialect;
     this.slot = slot;
     this.alertBytes = alertBytes;
     this.alertAge = alertAge;
@@ -73,8 +78,11 @@ public final class SlotMonitor {
     return last.get();
   }
 
-  /** Whether the slot exists and a client streams from it now. */
+  /** Whether the slot exists and a client streams from it now (always true without slots). */
   public boolean slotActive() {
+    if (!dialect.replicationSlots()) {
+      return true;
+    }
     try (Connection c = dataSource.getConnection();
         PreparedStatement ps = c.prepareStatement(PostgresCdcDialect.SLOT)) {
       ps.setString(1, slot);
@@ -91,20 +99,22 @@ public final class SlotMonitor {
     long pending;
     Duration age = Duration.ZERO;
     try (Connection c = dataSource.getConnection()) {
-      try (PreparedStatement ps = c.prepareStatement(PostgresCdcDialect.SLOT)) {
-        ps.setString(1, slot);
-        try (ResultSet rs = ps.executeQuery()) {
-          if (rs.next()) {
-            lagBytes = rs.getLong("lag_bytes");
+      if (dialect.replicationSlots()) {
+        try (PreparedStatement ps = c.prepareStatement(PostgresCdcDialect.SLOT)) {
+          ps.setString(1, slot);
+          try (ResultSet rs = ps.executeQuery()) {
+            if (rs.next()) {
+              lagBytes = rs.getLong("lag_bytes");
+            }
           }
         }
       }
-      try (PreparedStatement ps = c.prepareStatement(PostgresCdcDialect.BACKLOG);
+      try (PreparedStatement ps = c.prepareStatement(dialect.backlog());
           ResultSet rs = ps.executeQuery()) {
         rs.next();
         pending = rs.getLong("pending");
-        OffsetDateTime oldest = rs.getObject("oldest", OffsetDateTime.class);
-        OffsetDateTime now = rs.getObject("db_now", OffsetDateTime.class);
+        Instant oldest = dialect.jdbc().readInstant(rs, "oldest");
+        Instant now = dialect.jdbc().readInstant(rs, "db_now");
         if (oldest != null && now.isAfter(oldest)) {
           age = Duration.between(oldest, now);
         }
