@@ -311,6 +311,31 @@ public abstract class AbstractStarterFeaturesTest {
     }
   }
 
+  @Test
+  void anUnknownTransportFailsTheStartNamingThePropertyAndTheChoices() {
+    assertThatThrownBy(
+            () ->
+                new SpringApplicationBuilder(App.class)
+                    .web(WebApplicationType.NONE)
+                    .properties(
+                        "spring.datasource.url=" + database.jdbcUrl(),
+                        "spring.flyway.enabled=false",
+                        "tandem.migrate=false",
+                        "tandem.transport=pulsar")
+                    .run()
+                    .close())
+        .satisfies(
+            e -> {
+              StringBuilder all = new StringBuilder();
+              for (Throwable t = e; t != null; t = t.getCause()) {
+                all.append(t.getMessage()).append('\n');
+              }
+              assertThat(all.toString())
+                  .contains("tandem.transport")
+                  .contains("must be one of kafka, rabbitmq, nats, redis, was 'pulsar'");
+            });
+  }
+
   static InboundMessage message(Event e) {
     return new InboundMessage() {
       @Override
