@@ -49,7 +49,35 @@ public final class Migrations {
     return migrate(dataSource, version);
   }
 
+  /**
+   * Applies Tandem's migrations through an application's own Flyway set-up: the data source,
+   * schemas, callbacks and other settings of {@code base} (for instance the {@code Flyway} bean
+   * Spring Boot configured from {@code spring.flyway.*}), with Tandem's locations, naming and
+   * history table {@value #HISTORY_TABLE} in place of the application's, so the two histories stay
+   * apart.
+   *
+   * @return the number of migrations applied by this call
+   */
+  public static int migrateWith(org.flywaydb.core.api.configuration.Configuration base) {
+    DataSource dataSource = base.getDataSource();
+    if (dataSource == null) {
+      throw new IllegalArgumentException("the Flyway configuration has no data source");
+    }
+    return migrate(
+        dataSource, null, Flyway.configure(Migrations.class.getClassLoader()).configuration(base));
+  }
+
   private static int migrate(DataSource dataSource, String target) {
+    return migrate(
+        dataSource,
+        target,
+        Flyway.configure(Migrations.class.getClassLoader()).dataSource(dataSource));
+  }
+
+  private static int migrate(
+      DataSource dataSource,
+      String target,
+      org.flywaydb.core.api.configuration.FluentConfiguration configuration) {
     Dialect dialect;
     try (Connection c = dataSource.getConnection()) {
       dialect = Dialect.of(c);
@@ -57,14 +85,17 @@ public final class Migrations {
       throw new JdbcException("cannot connect to apply Tandem's migrations", e);
     }
     try {
-      var configuration =
-          Flyway.configure(Migrations.class.getClassLoader())
-              .dataSource(dataSource)
-              .locations("classpath:db/" + dialect.name())
-              .table(HISTORY_TABLE)
-              .baselineOnMigrate(true)
-              .baselineVersion("0")
-              .loggers("slf4j");
+      configuration
+          .locations("classpath:db/" + dialect.name())
+          .sqlMigrationPrefix("V")
+          .sqlMigrationSeparator("__")
+          .sqlMigrationSuffixes(".sql")
+          .target("latest")
+          .placeholderReplacement(false)
+          .table(HISTORY_TABLE)
+          .baselineOnMigrate(true)
+          .baselineVersion("0")
+          .loggers("slf4j");
       if (target != null) {
         configuration.target(target);
       }

@@ -25,14 +25,29 @@ public final class StuckWorkHealth {
 
   private final SagaQueries sagas;
   private final InboxOperations inbox;
-  private final List<String> consumers;
+  private final java.util.function.Supplier<List<String>> consumers;
   private final Duration maxGapAge;
 
   public StuckWorkHealth(
       SagaQueries sagas, InboxOperations inbox, List<String> consumers, Duration maxGapAge) {
+    this(sagas, inbox, supplierOf(List.copyOf(consumers)), maxGapAge);
+  }
+
+  private static java.util.function.Supplier<List<String>> supplierOf(List<String> list) {
+    return () -> list;
+  }
+
+  /**
+   * @param consumers the consumers to report, read on every check (the starter adds those it runs)
+   */
+  public StuckWorkHealth(
+      SagaQueries sagas,
+      InboxOperations inbox,
+      java.util.function.Supplier<List<String>> consumers,
+      Duration maxGapAge) {
     this.sagas = Objects.requireNonNull(sagas, "sagas");
     this.inbox = Objects.requireNonNull(inbox, "inbox");
-    this.consumers = List.copyOf(consumers);
+    this.consumers = Objects.requireNonNull(consumers, "consumers");
     this.maxGapAge = Objects.requireNonNull(maxGapAge, "maxGapAge");
   }
 
@@ -48,7 +63,7 @@ public final class StuckWorkHealth {
       reason.append(" STUCK (tandem saga list --status stuck; then retry-stuck)");
     }
     Map<String, Object> perConsumer = new LinkedHashMap<>();
-    for (String consumer : consumers) {
+    for (String consumer : consumers.get()) {
       List<AggregateGap> gaps = inbox.gaps(consumer, maxGapAge, LIMIT);
       long deadLetters = inbox.openDeadLetters(consumer);
       perConsumer.put(consumer, Map.of("overdueGaps", gaps.size(), "openDeadLetters", deadLetters));

@@ -4,7 +4,10 @@ import io.tandem.inbox.InboxOperations;
 import io.tandem.outbox.OutboxOperations;
 import io.tandem.outbox.OutboxRelay;
 import io.tandem.saga.SagaQueries;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 import java.util.function.Supplier;
 import javax.sql.DataSource;
 
@@ -32,6 +35,25 @@ public final class TandemHealth {
       OutboxOperations operations,
       TandemProperties properties,
       Supplier<OutboxRelay> relay) {
+    return of(dataSource, operations, properties, relay, List::of);
+  }
+
+  /**
+   * As {@link #of(DataSource, OutboxOperations, TandemProperties, Supplier)}, reporting {@code
+   * tandem.health.consumers} and the consumers {@code running} names (those the starter runs).
+   */
+  public static TandemHealth of(
+      DataSource dataSource,
+      OutboxOperations operations,
+      TandemProperties properties,
+      Supplier<OutboxRelay> relay,
+      Supplier<List<String>> running) {
+    Supplier<List<String>> consumers =
+        () -> {
+          Set<String> all = new LinkedHashSet<>(properties.getHealth().getConsumers());
+          all.addAll(running.get());
+          return List.copyOf(all);
+        };
     return new TandemHealth(
         new BacklogHealth(
             operations,
@@ -41,7 +63,7 @@ public final class TandemHealth {
         new StuckWorkHealth(
             SagaQueries.of(dataSource),
             InboxOperations.create(dataSource),
-            properties.getHealth().getConsumers(),
+            consumers,
             properties.getHealth().getMaxGapAge()));
   }
 

@@ -1,6 +1,11 @@
 package io.tandem.spring;
 
+import io.tandem.core.RetryPolicy;
+import io.tandem.inbox.ConsumerRunner;
+import io.tandem.inbox.InboxProcessor;
+import io.tandem.inbox.UnsupportedEventPolicy;
 import io.tandem.outbox.OutboxRelay;
+import io.tandem.saga.SagaOrchestrator;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,7 +23,21 @@ public class TandemProperties implements Validator {
    */
   private boolean migrate = true;
 
+  /**
+   * The broker: kafka, rabbitmq, nats or redis (its module must be on the classpath); default kafka
+   * when tandem.kafka.bootstrap-servers is set.
+   */
+  private String transport;
+
+  /** The CloudEvents source of published events; default /tandem/ + spring.application.name. */
+  private String source;
+
   private final Relay relay = new Relay();
+  private final Rabbitmq rabbitmq = new Rabbitmq();
+  private final Nats nats = new Nats();
+  private final Redis redis = new Redis();
+  private final Consumer consumer = new Consumer();
+  private final Saga saga = new Saga();
   private final Kafka kafka = new Kafka();
   private final Health health = new Health();
   private final Metrics metrics = new Metrics();
@@ -29,6 +48,42 @@ public class TandemProperties implements Validator {
 
   public void setMigrate(boolean migrate) {
     this.migrate = migrate;
+  }
+
+  public String getTransport() {
+    return transport;
+  }
+
+  public void setTransport(String transport) {
+    this.transport = transport;
+  }
+
+  public String getSource() {
+    return source;
+  }
+
+  public void setSource(String source) {
+    this.source = source;
+  }
+
+  public Rabbitmq getRabbitmq() {
+    return rabbitmq;
+  }
+
+  public Nats getNats() {
+    return nats;
+  }
+
+  public Redis getRedis() {
+    return redis;
+  }
+
+  public Consumer getConsumer() {
+    return consumer;
+  }
+
+  public Saga getSaga() {
+    return saga;
   }
 
   public Relay getRelay() {
@@ -181,6 +236,240 @@ public class TandemProperties implements Validator {
     }
   }
 
+  /** The RabbitMQ transport ({@code tandem.rabbitmq.*}), with tandem.transport=rabbitmq. */
+  public static class Rabbitmq {
+    /** The broker's AMQP URI, e.g. amqp://user:secret@localhost:5672/vhost. */
+    private String uri;
+
+    /** Whether to declare the exchanges, and each consumer's queue and its bindings. */
+    private boolean declareTopology = true;
+
+    /** Each consumer's queue is this prefix + the consumer's name. */
+    private String queuePrefix = "tandem.";
+
+    public String getUri() {
+      return uri;
+    }
+
+    public void setUri(String uri) {
+      this.uri = uri;
+    }
+
+    public boolean isDeclareTopology() {
+      return declareTopology;
+    }
+
+    public void setDeclareTopology(boolean declareTopology) {
+      this.declareTopology = declareTopology;
+    }
+
+    public String getQueuePrefix() {
+      return queuePrefix;
+    }
+
+    public void setQueuePrefix(String queuePrefix) {
+      this.queuePrefix = queuePrefix;
+    }
+  }
+
+  /** The NATS JetStream transport ({@code tandem.nats.*}), with tandem.transport=nats. */
+  public static class Nats {
+    /** The server's URL, e.g. nats://localhost:4222. */
+    private String url;
+
+    /** The JetStream stream holding subjects tandem.>. */
+    private String stream = "TANDEM";
+
+    /** Whether to create the stream (file storage, one replica) when it does not exist. */
+    private boolean createStream = true;
+
+    public String getUrl() {
+      return url;
+    }
+
+    public void setUrl(String url) {
+      this.url = url;
+    }
+
+    public String getStream() {
+      return stream;
+    }
+
+    public void setStream(String stream) {
+      this.stream = stream;
+    }
+
+    public boolean isCreateStream() {
+      return createStream;
+    }
+
+    public void setCreateStream(boolean createStream) {
+      this.createStream = createStream;
+    }
+  }
+
+  /** The Redis Streams transport ({@code tandem.redis.*}), with tandem.transport=redis. */
+  public static class Redis {
+    /** The server's URI, e.g. redis://localhost:6379. */
+    private String uri;
+
+    public String getUri() {
+      return uri;
+    }
+
+    public void setUri(String uri) {
+      this.uri = uri;
+    }
+  }
+
+  /**
+   * The consumers the starter runs: {@code @TandemHandler} methods and saga participants ({@code
+   * tandem.consumer.*}).
+   */
+  public static class Consumer {
+    /** Whether to run the annotated handlers' and saga participants' consumers. */
+    private boolean enabled = true;
+
+    /** Messages applied at once per consumer (different aggregates). */
+    private int concurrency = ConsumerRunner.DEFAULT_CONCURRENCY;
+
+    /** The ordering guard: apply each aggregate's versions in order, park early ones. */
+    private boolean ordered = true;
+
+    /** Attempts of a failing handler before its event is dead-lettered. */
+    private int maxAttempts = InboxProcessor.DEFAULT_RETRY_POLICY.maxAttempts();
+
+    /** Delay before the first retry of a failing handler (doubling up to retry-cap). */
+    private Duration retryBase = InboxProcessor.DEFAULT_RETRY_POLICY.base();
+
+    /** The longest delay between retries of a failing handler. */
+    private Duration retryCap = InboxProcessor.DEFAULT_RETRY_POLICY.cap();
+
+    /** What to do with an event type no handler of the consumer takes. */
+    private UnsupportedEventPolicy unknownEventTypes = UnsupportedEventPolicy.SKIP;
+
+    public boolean isEnabled() {
+      return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+      this.enabled = enabled;
+    }
+
+    public int getConcurrency() {
+      return concurrency;
+    }
+
+    public void setConcurrency(int concurrency) {
+      this.concurrency = concurrency;
+    }
+
+    public boolean isOrdered() {
+      return ordered;
+    }
+
+    public void setOrdered(boolean ordered) {
+      this.ordered = ordered;
+    }
+
+    public int getMaxAttempts() {
+      return maxAttempts;
+    }
+
+    public void setMaxAttempts(int maxAttempts) {
+      this.maxAttempts = maxAttempts;
+    }
+
+    public Duration getRetryBase() {
+      return retryBase;
+    }
+
+    public void setRetryBase(Duration retryBase) {
+      this.retryBase = retryBase;
+    }
+
+    public Duration getRetryCap() {
+      return retryCap;
+    }
+
+    public void setRetryCap(Duration retryCap) {
+      this.retryCap = retryCap;
+    }
+
+    public UnsupportedEventPolicy getUnknownEventTypes() {
+      return unknownEventTypes;
+    }
+
+    public void setUnknownEventTypes(UnsupportedEventPolicy unknownEventTypes) {
+      this.unknownEventTypes = unknownEventTypes;
+    }
+
+    /** The retry policy of these settings. */
+    public RetryPolicy retryPolicy() {
+      return RetryPolicy.builder().base(retryBase).cap(retryCap).maxAttempts(maxAttempts).build();
+    }
+  }
+
+  /**
+   * The saga orchestrator run for the application's SagaDefinition beans ({@code tandem.saga.*}).
+   */
+  public static class Saga {
+    /** Whether to run an orchestrator when SagaDefinition beans exist. */
+    private boolean enabled = true;
+
+    /** The orchestrator's name (its inbox consumer); default spring.application.name + -sagas. */
+    private String name;
+
+    /** The aggregate type participants reply to; default the orchestrator's name + -replies. */
+    private String replyTo;
+
+    /** How often the timer looks for step timeouts and retries that are due. */
+    private Duration timerInterval = SagaOrchestrator.DEFAULT_TIMER_INTERVAL;
+
+    /** How often the saga gauges (instances per status, STUCK) are read. */
+    private Duration metricsRefreshInterval = Duration.ofSeconds(15);
+
+    public boolean isEnabled() {
+      return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+      this.enabled = enabled;
+    }
+
+    public String getName() {
+      return name;
+    }
+
+    public void setName(String name) {
+      this.name = name;
+    }
+
+    public String getReplyTo() {
+      return replyTo;
+    }
+
+    public void setReplyTo(String replyTo) {
+      this.replyTo = replyTo;
+    }
+
+    public Duration getTimerInterval() {
+      return timerInterval;
+    }
+
+    public void setTimerInterval(Duration timerInterval) {
+      this.timerInterval = timerInterval;
+    }
+
+    public Duration getMetricsRefreshInterval() {
+      return metricsRefreshInterval;
+    }
+
+    public void setMetricsRefreshInterval(Duration metricsRefreshInterval) {
+      this.metricsRefreshInterval = metricsRefreshInterval;
+    }
+  }
+
   /** The actuator health contributor ({@code tandem.health.*}). */
   public static class Health {
     /** Above this age of the oldest unpublished event, health is DOWN. */
@@ -251,6 +540,27 @@ public class TandemProperties implements Validator {
     positive(errors, "health.maxOldestPendingAge", p.health.maxOldestPendingAge);
     positive(errors, "health.maxGapAge", p.health.maxGapAge);
     positive(errors, "metrics.refreshInterval", p.metrics.refreshInterval);
+    positive(errors, "saga.timerInterval", p.saga.timerInterval);
+    positive(errors, "saga.metricsRefreshInterval", p.saga.metricsRefreshInterval);
+    if (p.consumer.concurrency < 1) {
+      errors.rejectValue(
+          "consumer.concurrency",
+          "tandem.consumer.concurrency",
+          "must be at least 1, was " + p.consumer.concurrency);
+    }
+    try {
+      p.consumer.retryPolicy();
+    } catch (IllegalArgumentException e) {
+      errors.reject("tandem.consumer", "tandem.consumer: " + e.getMessage());
+    }
+    if (p.transport != null
+        && !p.transport.isBlank()
+        && !p.transport.trim().matches("(?i)kafka|rabbitmq|nats|redis")) {
+      errors.rejectValue(
+          "transport",
+          "tandem.transport",
+          "must be one of kafka, rabbitmq, nats, redis, was '" + p.transport + "'");
+    }
     if (p.kafka.topicPrefix == null || !p.kafka.topicPrefix.matches("[A-Za-z0-9._-]{0,200}")) {
       errors.rejectValue(
           "kafka.topicPrefix",

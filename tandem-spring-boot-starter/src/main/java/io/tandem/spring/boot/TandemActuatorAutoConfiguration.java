@@ -3,7 +3,10 @@ package io.tandem.spring.boot;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.tandem.outbox.OutboxMetrics;
 import io.tandem.outbox.OutboxOperations;
+import io.tandem.saga.SagaDefinition;
+import io.tandem.saga.SagaMetrics;
 import io.tandem.spring.RelayLifecycle;
+import io.tandem.spring.TandemConsumers;
 import io.tandem.spring.TandemHealth;
 import io.tandem.spring.TandemProperties;
 import javax.sql.DataSource;
@@ -39,6 +42,7 @@ public class TandemActuatorAutoConfiguration {
         OutboxOperations operations,
         TandemProperties properties,
         ObjectProvider<RelayLifecycle> relay,
+        ObjectProvider<TandemConsumers> consumers,
         DataSource dataSource) {
       return new TandemHealthIndicator(
           TandemHealth.of(
@@ -48,6 +52,10 @@ public class TandemActuatorAutoConfiguration {
               () -> {
                 RelayLifecycle r = relay.getIfAvailable();
                 return r == null ? null : r.relay();
+              },
+              () -> {
+                TandemConsumers c = consumers.getIfAvailable();
+                return c == null ? java.util.List.of() : c.consumerNames();
               }));
     }
   }
@@ -61,6 +69,16 @@ public class TandemActuatorAutoConfiguration {
         MeterRegistry registry, OutboxOperations operations, TandemProperties properties) {
       return OutboxMetrics.register(
           registry, operations, properties.getMetrics().getRefreshInterval());
+    }
+
+    /** The saga gauges (instances per status, STUCK), when the application defines sagas. */
+    @Bean(destroyMethod = "close")
+    @ConditionalOnBean(SagaDefinition.class)
+    @ConditionalOnMissingBean
+    SagaMetrics tandemSagaMetrics(
+        MeterRegistry registry, DataSource dataSource, TandemProperties properties) {
+      return SagaMetrics.register(
+          registry, dataSource, properties.getSaga().getMetricsRefreshInterval());
     }
   }
 }

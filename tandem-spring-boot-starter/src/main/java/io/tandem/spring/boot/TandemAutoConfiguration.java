@@ -3,7 +3,10 @@ package io.tandem.spring.boot;
 import io.tandem.core.spi.Transport;
 import io.tandem.jdbc.Migrations;
 import io.tandem.outbox.OutboxOperations;
+import io.tandem.spring.BrokerConfigured;
 import io.tandem.spring.RelayLifecycle;
+import io.tandem.spring.TandemBroker;
+import io.tandem.spring.TandemConsumersConfiguration;
 import io.tandem.spring.TandemOutbox;
 import io.tandem.spring.TandemProperties;
 import javax.sql.DataSource;
@@ -17,8 +20,10 @@ import org.springframework.context.annotation.Bean;
 
 /**
  * Spring Boot 4.0 auto-configuration of Tandem on the application's {@code DataSource}: the {@link
- * TandemOutbox}, Tandem's migrations (unless {@code tandem.migrate=false}) and, unless {@code
- * tandem.relay.enabled=false}, a relay whose lifecycle follows the context.
+ * TandemOutbox}, Tandem's migrations (through the application's Flyway when it has one; unless
+ * {@code tandem.migrate=false}), unless {@code tandem.relay.enabled=false} a relay whose lifecycle
+ * follows the context, the transport {@code tandem.transport} chooses, the {@code @TandemHandler}
+ * and saga participant consumers and the saga orchestrator ({@link TandemConsumersConfiguration}).
  */
 @AutoConfiguration(
     afterName = {
@@ -26,23 +31,17 @@ import org.springframework.context.annotation.Bean;
       "org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration"
     })
 @ConditionalOnBean(DataSource.class)
+@org.springframework.context.annotation.Import(TandemConsumersConfiguration.class)
 public class TandemAutoConfiguration {
 
   /**
-   * The Kafka transport, when tandem-kafka is present and tandem.kafka.bootstrap-servers is set.
+   * The relay's transport from the broker tandem.transport chose, unless the application has one.
    */
-  @org.springframework.context.annotation.Configuration(proxyBeanMethods = false)
-  @org.springframework.boot.autoconfigure.condition.ConditionalOnClass(
-      name = "io.tandem.kafka.KafkaTransport")
-  @ConditionalOnProperty("tandem.kafka.bootstrap-servers")
-  static class KafkaTransportConfiguration {
-    @Bean
-    @ConditionalOnMissingBean(Transport.class)
-    Transport tandemKafkaTransport(
-        TandemProperties properties, org.springframework.core.env.Environment environment) {
-      return KafkaTransports.create(
-          properties.getKafka(), environment.getProperty("spring.application.name", "app"));
-    }
+  @Bean
+  @org.springframework.context.annotation.Conditional(BrokerConfigured.class)
+  @ConditionalOnMissingBean(Transport.class)
+  Transport tandemTransport(TandemBroker broker) {
+    return broker.transport();
   }
 
   @Bean
@@ -55,8 +54,20 @@ public class TandemAutoConfiguration {
   /** Applies the migrations when created: before any bean that writes to the outbox. */
   @Bean
   @ConditionalOnProperty(name = "tandem.migrate", havingValue = "true", matchIfMissing = true)
-  public TandemMigrations tandemMigrations(DataSource dataSource) {
-    return new TandemMigrations(Migrations.migrate(dataSource));
+  public TandemMigrations tandemMigrations(
+      DataSource dataSource,
+      ObjectProvider<org.flywaydb.core.Flyway> flyway,
+      org.springframework.beans.factory.BeanFactory beans) {
+    org.flywaydb.core.Flyway app = flyway.getIfAvailable();
+    if (app == null) {
+      return new TandemMigrations(Migrations.migrate(dataSource));
+    }
+    // The application's migrations first: Flyway refuses a first migration on a schema that is
+    // not empty (Tandem's tables), unless baseline-on-migrate. Boot names its runner so.
+    if (beans.containsBean("flywayInitializer")) {
+      beans.getBean("flywayInitializer");
+    }
+    return new TandemMigrations(Migrations.migrateWith(app.getConfiguration()));
   }
 
   @Bean

@@ -39,7 +39,28 @@ class ConfigurationMetadataTest {
             "tandem.health.max-oldest-pending-age",
             "tandem.health.consumers",
             "tandem.health.max-gap-age",
-            "tandem.metrics.refresh-interval");
+            "tandem.metrics.refresh-interval",
+            "tandem.transport",
+            "tandem.source",
+            "tandem.rabbitmq.uri",
+            "tandem.rabbitmq.declare-topology",
+            "tandem.rabbitmq.queue-prefix",
+            "tandem.nats.url",
+            "tandem.nats.stream",
+            "tandem.nats.create-stream",
+            "tandem.redis.uri",
+            "tandem.consumer.enabled",
+            "tandem.consumer.concurrency",
+            "tandem.consumer.ordered",
+            "tandem.consumer.max-attempts",
+            "tandem.consumer.retry-base",
+            "tandem.consumer.retry-cap",
+            "tandem.consumer.unknown-event-types",
+            "tandem.saga.enabled",
+            "tandem.saga.name",
+            "tandem.saga.reply-to",
+            "tandem.saga.timer-interval",
+            "tandem.saga.metrics-refresh-interval");
     assertThat(properties.values())
         .allSatisfy(
             p -> {
