@@ -36,7 +36,13 @@ class SlotMonitorMetricsTest {
     PrometheusMeterRegistry meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     SlotMonitor monitor =
         new SlotMonitor(
-            database.dataSource(), slot, NOISE_BYTES / 2, Duration.ofHours(1), meters, () -> 0);
+            database.dataSource(),
+            io.tandem.cdc.internal.PostgresCdcDialect.INSTANCE,
+            slot,
+            NOISE_BYTES / 2,
+            Duration.ofHours(1),
+            meters,
+            () -> 0);
     monitor.look();
     assertThat(scrape(meters).value("tandem_cdc_slot_lag_bytes", "slot", slot))
         .as("no slot yet")
