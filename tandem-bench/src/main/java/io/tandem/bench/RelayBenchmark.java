@@ -2,7 +2,6 @@ package io.tandem.bench;
 
 import io.tandem.core.FaultInjector;
 import io.tandem.core.Progress;
-import io.tandem.core.Redaction;
 import io.tandem.core.spi.Transport;
 import io.tandem.jdbc.PostgresDialect;
 import io.tandem.kafka.KafkaClientProperties;
@@ -11,7 +10,6 @@ import io.tandem.kafka.TopicRouter;
 import io.tandem.outbox.OutboxRelay;
 import io.tandem.testkit.JvmProcess;
 import io.tandem.testkit.KafkaBroker;
-import io.tandem.testkit.KafkaBrokerProcess;
 import io.tandem.testkit.PostgresServer;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -94,16 +92,11 @@ public final class RelayBenchmark {
   }
 
   public RelayBenchReport run() throws Exception {
-    try (PostgresServer postgres =
-            jdbcUrl == null
-                ? PostgresServer.embedded().durable(true).start()
-                : PostgresServer.external(jdbcUrl);
-        KafkaBrokerProcess kafkaProcess =
-            kafkaBootstrap == null ? KafkaBrokerProcess.start(BenchJvm.brokerOptions()) : null) {
-      String bootstrap = kafkaProcess != null ? kafkaProcess.bootstrapServers() : kafkaBootstrap;
-      KafkaBroker kafka = KafkaBroker.external(bootstrap, kafkaClient);
-      String database =
-          postgres.isEmbedded() ? "embedded PostgreSQL (fsync on)" : Redaction.redact(jdbcUrl);
+    try (BenchServers servers = new BenchServers(jdbcUrl, kafkaBootstrap, kafkaClient)) {
+      PostgresServer postgres = servers.postgres;
+      KafkaBroker kafka = servers.kafka;
+      String bootstrap = servers.bootstrapServers();
+      String database = servers.database;
       say("PostgreSQL: %s; Kafka: %s; JIT: %s", database, bootstrap, BenchJvm.describe());
       String topic = "bench." + run + ".account";
       kafka.createTopic(topic, 6);

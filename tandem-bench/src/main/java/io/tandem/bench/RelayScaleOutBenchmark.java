@@ -1,6 +1,5 @@
 package io.tandem.bench;
 
-import io.tandem.core.Redaction;
 import io.tandem.kafka.KafkaClientProperties;
 import io.tandem.testkit.JvmProcess;
 import io.tandem.testkit.KafkaBroker;
@@ -73,24 +72,15 @@ public final class RelayScaleOutBenchmark {
   }
 
   public ScaleOutReport run() throws Exception {
-    try (PostgresServer postgres =
-            jdbcUrl == null
-                ? PostgresServer.embedded().durable(true).start()
-                : PostgresServer.external(jdbcUrl);
-        KafkaBrokerProcess kafkaProcess =
-            kafkaBootstrap == null ? KafkaBrokerProcess.start(BenchJvm.brokerOptions()) : null) {
-      String bootstrap = kafkaProcess != null ? kafkaProcess.bootstrapServers() : kafkaBootstrap;
-      KafkaBroker kafka = KafkaBroker.external(bootstrap, kafkaClient);
-      String database =
-          postgres.isEmbedded() ? "embedded PostgreSQL (fsync on)" : Redaction.redact(jdbcUrl);
-      say("PostgreSQL: %s; Kafka: %s", database, bootstrap);
+    try (BenchServers servers = new BenchServers(jdbcUrl, kafkaBootstrap, kafkaClient)) {
+      say("PostgreSQL: %s; Kafka: %s", servers.database, servers.bootstrapServers());
       Path logs = Files.createTempDirectory("tandem-bench-scale-");
       List<ScaleOutReport.Row> rows = new ArrayList<>();
       for (int n : instances) {
-        rows.add(measure(postgres, kafka, kafkaProcess, logs, n));
+        rows.add(measure(servers.postgres, servers.kafka, servers.kafkaProcess, logs, n));
       }
       return new ScaleOutReport(
-          rows, events, steadyRate, Runtime.getRuntime().availableProcessors(), database);
+          rows, events, steadyRate, Runtime.getRuntime().availableProcessors(), servers.database);
     }
   }
 

@@ -42,18 +42,7 @@ final class SagaDrill {
         settings.protection()
             ? "protection on: a second orchestrator process resumes the sagas from the database"
             : "protection OFF: no orchestrator resumes the sagas of the dead one");
-    try (CheckoutSystem system =
-        CheckoutSystem.builder()
-            .postgres(env.postgres())
-            .kafka(env.kafka())
-            .carrier(ShippingService.Carrier.flaky(0.2))
-            .stepTimeout(Duration.ofSeconds(5))
-            .orchestratorInProcess(false)
-            .start()) {
-      for (int p = 1; p <= CheckoutDemo.PRODUCTS; p++) {
-        system.inventory().addProduct("sku-" + p, 1000);
-      }
-      system.inventory().addProduct(CheckoutDemo.SOLD_OUT, 0);
+    try (CheckoutSystem system = checkoutSystem(env, 1000)) {
       Path dir = settings.workDir().resolve(name + "-" + system.topology().prefix());
       int killAt = sagas;
       JvmProcess first =
@@ -140,7 +129,27 @@ final class SagaDrill {
     }
   }
 
-  private static long ended(Map<SagaStatus, Long> counts) {
+  /**
+   * The checkout system of the saga drills: its services in this process, the orchestrator left to
+   * processes, a carrier failing 20% of calls, {@code stock} of every product but the sold-out one.
+   */
+  static CheckoutSystem checkoutSystem(DrillEnvironment env, int stock) throws Exception {
+    CheckoutSystem system =
+        CheckoutSystem.builder()
+            .postgres(env.postgres())
+            .kafka(env.kafka())
+            .carrier(ShippingService.Carrier.flaky(0.2))
+            .stepTimeout(Duration.ofSeconds(5))
+            .orchestratorInProcess(false)
+            .start();
+    for (int p = 1; p <= CheckoutDemo.PRODUCTS; p++) {
+      system.inventory().addProduct("sku-" + p, stock);
+    }
+    system.inventory().addProduct(CheckoutDemo.SOLD_OUT, 0);
+    return system;
+  }
+
+  static long ended(Map<SagaStatus, Long> counts) {
     return counts.getOrDefault(SagaStatus.COMPLETED, 0L)
         + counts.getOrDefault(SagaStatus.COMPENSATED, 0L);
   }

@@ -5,7 +5,6 @@ import io.tandem.examples.checkout.CheckoutDemoSettings;
 import io.tandem.examples.checkout.CheckoutInvariants;
 import io.tandem.examples.checkout.CheckoutSystem;
 import io.tandem.examples.checkout.OrchestratorMain;
-import io.tandem.examples.checkout.ShippingService;
 import io.tandem.saga.SagaStatus;
 import io.tandem.testkit.JvmProcess;
 import java.io.PrintStream;
@@ -91,18 +90,7 @@ public final class Soak {
       }
       try (Scenario s =
               new Scenario("soak", drill, env.postgres(), env.postgres(), env.kafka(), false);
-          CheckoutSystem checkout =
-              CheckoutSystem.builder()
-                  .postgres(env.postgres())
-                  .kafka(env.kafka())
-                  .carrier(ShippingService.Carrier.flaky(0.2))
-                  .stepTimeout(Duration.ofSeconds(5))
-                  .orchestratorInProcess(false)
-                  .start()) {
-        for (int p = 1; p <= CheckoutDemo.PRODUCTS; p++) {
-          checkout.inventory().addProduct("sku-" + p, 1_000_000);
-        }
-        checkout.inventory().addProduct(CheckoutDemo.SOLD_OUT, 0);
+          CheckoutSystem checkout = SagaDrill.checkoutSystem(env, 1_000_000)) {
         Path dir = drill.workDir().resolve("soak-" + checkout.topology().prefix());
         List<JvmProcess> relays =
             new ArrayList<>(List.of(s.relayProcess(null), s.relayProcess(null)));
@@ -247,7 +235,7 @@ public final class Soak {
         Scenario.await(
             () -> {
               try {
-                return ended(checkout.statusCounts()) >= sagas;
+                return SagaDrill.ended(checkout.statusCounts()) >= sagas;
               } catch (SQLException e) {
                 return false;
               }
@@ -256,7 +244,7 @@ public final class Soak {
     long recovery = settled ? (System.nanoTime() - faultsEnded) / 1_000_000 : -1;
     Map<SagaStatus, Long> counts = checkout.statusCounts();
     CheckoutInvariants inv = checkout.invariants();
-    long notEnded = sagas - ended(counts);
+    long notEnded = sagas - SagaDrill.ended(counts);
     List<String> detail = new ArrayList<>(base);
     detail.add(
         "sagas: "
@@ -281,7 +269,7 @@ public final class Soak {
         ok ? DrillResult.Verdict.PASS : DrillResult.Verdict.FAIL,
         sagas,
         0,
-        ended(counts),
+        SagaDrill.ended(counts),
         0,
         inv.violationCount(),
         notEnded,
@@ -303,11 +291,6 @@ public final class Soak {
         r.orderViolations(),
         r.recoveryMs(),
         r.detail());
-  }
-
-  private static long ended(Map<SagaStatus, Long> counts) {
-    return counts.getOrDefault(SagaStatus.COMPLETED, 0L)
-        + counts.getOrDefault(SagaStatus.COMPENSATED, 0L);
   }
 
   private void say(String format, Object... args) {
