@@ -89,7 +89,8 @@ public final class DrillRunner {
   }
 
   /** The drills that run with the CDC relay ({@code --relay cdc}). */
-  static final List<String> CDC_FORMS = List.of("relay-crash-after-ack", "cdc-stopped");
+  static final List<String> CDC_FORMS =
+      List.of("relay-crash-after-ack", "database-restart", "cdc-stopped");
 
   private static void add(String name, String description, Body body) {
     DRILLS.put(name, new Definition(name, description, body));

@@ -436,9 +436,17 @@ final class Drills {
     }
   }
 
-  /** The service's database crashes under load and starts again. */
+  /**
+   * The service's database crashes under load and starts again. With the CDC relay ({@code --relay
+   * cdc}) the server runs with {@code wal_level=logical} and the CDC relay streams from a slot of
+   * the drill's own, reconnecting after the restart.
+   */
   DrillResult databaseRestart(String name) throws Exception {
     PostgresServer.Builder b = PostgresServer.embedded().durable(true);
+    String slot = settings.cdc() ? CdcDrill.newSlot() : null;
+    if (slot != null) {
+      b.serverConfig("wal_level", "logical");
+    }
     if (!settings.protection()) {
       // Commits acknowledged before their WAL is flushed; the WAL writer waits 10 s.
       b.serverConfig("synchronous_commit", "off").serverConfig("wal_writer_delay", "10000ms");
@@ -460,8 +468,11 @@ final class Drills {
         detail.add(
             "the given PostgreSQL is not restarted by a drill: the service database ran on an embedded server");
       }
+      if (slot != null) {
+        detail.add("relay: the CDC relay (slot " + slot + "), reconnecting after the restart");
+      }
       JvmProcess consumer = s.consumerProcess(null);
-      JvmProcess relay = s.relayProcess(null);
+      JvmProcess relay = slot != null ? s.cdcRelayProcess(null, slot) : s.relayProcess(null);
       Scenario.awaitAllReady(consumer, relay);
       int rate = Math.max(20, settings.events() / 8);
       JvmProcess service = s.serviceProcess(null, rate);
@@ -477,7 +488,12 @@ final class Drills {
               + TimeUnit.NANOSECONDS.toMillis(faultAt - crashedAt)
               + " ms");
       boolean settled = s.awaitSettled(service);
-      return s.verdict(faultAt, settled, true, detail);
+      DrillResult result = s.verdict(faultAt, settled, true, detail);
+      if (slot != null) {
+        s.closeProcesses();
+        CdcDrill.dropSlot(s.service(), slot);
+      }
+      return result;
     }
   }
 
