@@ -18,10 +18,17 @@ final class BenchServers implements AutoCloseable {
   final String database;
 
   BenchServers(String jdbcUrl, String kafkaBootstrap, Map<String, String> kafkaClient) {
-    postgres =
-        jdbcUrl == null
-            ? PostgresServer.embedded().durable(true).start()
-            : PostgresServer.external(jdbcUrl);
+    this(jdbcUrl, kafkaBootstrap, kafkaClient, false);
+  }
+
+  /** With {@code logical}, an embedded PostgreSQL runs with {@code wal_level=logical} (for CDC). */
+  BenchServers(
+      String jdbcUrl, String kafkaBootstrap, Map<String, String> kafkaClient, boolean logical) {
+    PostgresServer.Builder embedded = PostgresServer.embedded().durable(true);
+    if (logical) {
+      embedded.serverConfig("wal_level", "logical");
+    }
+    postgres = jdbcUrl == null ? embedded.start() : PostgresServer.external(jdbcUrl);
     try {
       kafkaProcess =
           kafkaBootstrap == null ? KafkaBrokerProcess.start(BenchJvm.brokerOptions()) : null;

@@ -128,7 +128,8 @@ public final class RelayScaleOutBenchmark {
         double perSec = events / (drainNanos / 1e9);
         say("%d relay(s): %,.0f events/s (%s)", n, perSec, published);
 
-        double[] latency = steady(db);
+        double[] latency =
+            SteadyLoad.latencyMillis(db, events, steadyRate, steadyWindow, AGGREGATES);
         say(
             "%d relay(s) at %d events/s: p50 %.1f ms, p99 %.1f ms",
             n, steadyRate, latency[0], latency[1]);
@@ -194,40 +195,6 @@ public final class RelayScaleOutBenchmark {
       sb.append(sb.length() == 0 ? "" : "/").append(c);
     }
     return sb.toString();
-  }
-
-  /**
-   * Offers {@link #steadyRate} single-event commits per second for the window and returns p50 and
-   * p99 of published_at − created_at over them, in ms (the database's own clock on both ends).
-   */
-  private double[] steady(BenchDatabase db) throws Exception {
-    long first = events;
-    long total = steadyRate * steadyWindow.toSeconds();
-    long start = System.nanoTime();
-    for (long i = 0; i < total; i++) {
-      long due = start + (long) (i * 1e9 / steadyRate);
-      long wait = due - System.nanoTime();
-      if (wait > 0) {
-        TimeUnit.NANOSECONDS.sleep(wait);
-      }
-      db.insertRange(first + i, first + i + 1, AGGREGATES);
-    }
-    long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
-    while (db.pending() > 0 && System.nanoTime() < deadline) {
-      TimeUnit.MILLISECONDS.sleep(50);
-    }
-    try (Connection c = db.pool.getConnection();
-        Statement s = c.createStatement();
-        ResultSet rs =
-            s.executeQuery(
-                "SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY d), percentile_cont(0.99)"
-                    + " WITHIN GROUP (ORDER BY d) FROM (SELECT extract(epoch FROM published_at -"
-                    + " created_at) * 1000 AS d FROM tandem_outbox ORDER BY id DESC LIMIT "
-                    + total
-                    + ") t")) {
-      rs.next();
-      return new double[] {rs.getDouble(1), rs.getDouble(2)};
-    }
   }
 
   private static long backendPid(BenchDatabase db) throws SQLException {

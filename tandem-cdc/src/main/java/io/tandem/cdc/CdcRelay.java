@@ -415,6 +415,7 @@ public final class CdcRelay implements AutoCloseable {
     p.setProperty("heartbeat.interval.ms", Long.toString(heartbeatInterval.toMillis()));
     p.setProperty(
         "heartbeat.action.query", PostgresCdcDialect.heartbeatQuery(location.schema(), slotName));
+    p.setProperty("poll.interval.ms", POLL_INTERVAL_MS);
     engineProperties.forEach(p::setProperty);
     return p;
   }
@@ -452,9 +453,18 @@ public final class CdcRelay implements AutoCloseable {
     p.setProperty("tombstones.on.delete", "false");
     // No slot holds the binlog back: heartbeats only move the stored position on an idle outbox.
     p.setProperty("heartbeat.interval.ms", Long.toString(heartbeatInterval.toMillis()));
+    p.setProperty("poll.interval.ms", POLL_INTERVAL_MS);
     engineProperties.forEach(p::setProperty);
     return p;
   }
+
+  /**
+   * How long the connector waits for more changes before it hands a batch over: 50 ms, not
+   * Debezium's 500 ms, which put half a second on every event at low load (measured with {@code
+   * tandem bench relay --mode cdc}: p50 530 ms at 500 events/s). An {@code engineProperty}
+   * overrides it.
+   */
+  private static final String POLL_INTERVAL_MS = "50";
 
   // ---- the stream -------------------------------------------------------------------------------
 

@@ -1,5 +1,6 @@
 package io.tandem.cli;
 
+import io.tandem.bench.CdcRelayBenchmark;
 import io.tandem.bench.ConsumerBenchReport;
 import io.tandem.bench.ConsumerBenchmark;
 import io.tandem.bench.PipelineBenchReport;
@@ -69,6 +70,15 @@ final class BenchCommand implements Runnable {
                 + " at 500 events/s, CPU per process. For example 1,2,4.")
     List<Integer> instances;
 
+    @Option(
+        names = "--mode",
+        paramLabel = "polling|cdc",
+        description =
+            "cdc: the CDC relay (Debezium on the WAL) against the polling relay on the same"
+                + " --events and the same steady load, in one run; needs wal_level=logical on a"
+                + " given server (the embedded one has it).")
+    String mode = "polling";
+
     @Mixin BenchOptions.Output output = new BenchOptions.Output();
 
     @Mixin BenchOptions.Postgres postgres = new BenchOptions.Postgres();
@@ -78,6 +88,24 @@ final class BenchCommand implements Runnable {
     @Override
     public Integer call() throws Exception {
       kafka.checked();
+      if (!mode.equals("polling") && !mode.equals("cdc")) {
+        throw new CommandLine.ParameterException(
+            new CommandLine(this), "--mode must be polling or cdc, was '" + mode + "'");
+      }
+      if (mode.equals("cdc")) {
+        if (instances != null) {
+          throw new CommandLine.ParameterException(
+              new CommandLine(this),
+              "--instances measures the polling relay: leave out --mode cdc");
+        }
+        CdcRelayBenchmark.Report cdc =
+            new CdcRelayBenchmark(
+                    events, quick, postgres.urlOrNull(), kafka.bootstrapOrNull(), System.err)
+                .kafkaClientProperties(kafka.clientProperties())
+                .run();
+        System.out.print(output.render(cdc.toJson(), cdc.toTable()));
+        return 0;
+      }
       if (instances != null) {
         RelayScaleOutBenchmark.ScaleOutReport scale =
             new RelayScaleOutBenchmark(
