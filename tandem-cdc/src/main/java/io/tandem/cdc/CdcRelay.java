@@ -21,6 +21,7 @@ import io.tandem.cdc.internal.PostgresCdcDialect;
 import io.tandem.cdc.internal.RoundPublisher;
 import io.tandem.cdc.internal.SetupCheck;
 import io.tandem.cdc.internal.SlotMonitor;
+import io.tandem.cdc.internal.StreamedRows;
 import io.tandem.core.ErrorClass;
 import io.tandem.core.ErrorSummary;
 import io.tandem.core.FaultInjector;
@@ -520,13 +521,13 @@ public final class CdcRelay implements AutoCloseable {
   }
 
   /**
-   * The items whose rows the table holds and has not marked published, or null if the relay closed
-   * while the database could not answer. A row the stream carries but the table lacks was never
-   * committed: MariaDB writes an XA branch's rows to the binlog at XA PREPARE, and Debezium relays
-   * them then, even if XA ROLLBACK follows (on MariaDB the read waits for a prepared branch's
-   * outcome). Or retention deleted it after it was published. Either way it is not published. A row
-   * already marked published (the drain published it, and a restart streams it again) is not
-   * published twice.
+   * The items to publish ({@link StreamedRows}), or null if the relay closed while the database
+   * could not answer. On MariaDB a row the stream carries but the table lacks was never committed:
+   * MariaDB writes an XA branch's rows to the binlog at XA PREPARE, and Debezium relays them then,
+   * even if XA ROLLBACK follows (the read waits for a prepared branch's outcome); it is not
+   * published. On PostgreSQL the stream holds committed transactions only, and such a row is a
+   * commit the read's snapshot does not show yet: it is published. A row already marked published
+   * (the drain published it, and a restart streams it again) is not published twice.
    */
   private List<RoundPublisher.Item> stillToPublish(List<RoundPublisher.Item> items)
       throws InterruptedException {
@@ -553,23 +554,20 @@ public final class CdcRelay implements AutoCloseable {
         }
       }
     }
-    List<RoundPublisher.Item> kept = new ArrayList<>();
-    for (RoundPublisher.Item item : items) {
-      Boolean alreadyPublished = rows.get(item.rowId());
-      if (alreadyPublished == null) {
-        notInTableCounter.increment();
-        log.warn(
-            "CDC relay {}: outbox row {} ({}) is in the change stream but not in the table: its"
-                + " transaction never committed (an XA branch prepared, then rolled back), or"
-                + " retention deleted it after it was published; not publishing it",
-            relayId,
-            item.rowId(),
-            item.event());
-      } else if (!alreadyPublished) {
-        kept.add(item);
-      }
-    }
-    return kept;
+    return StreamedRows.stillToPublish(
+        items,
+        rows,
+        dialect.streamsOnlyCommitted(),
+        item -> {
+          notInTableCounter.increment();
+          log.warn(
+              "CDC relay {}: outbox row {} ({}) is in the change stream but not in the table: its"
+                  + " transaction never committed (an XA branch prepared, then rolled back), or"
+                  + " retention deleted it after it was published; not publishing it",
+              relayId,
+              item.rowId(),
+              item.event());
+        });
   }
 
   /** Sleeps; false if the relay began closing meanwhile. */

@@ -16,6 +16,15 @@ public interface CdcDialect {
   /** Whether the database has replication slots the relay reads (PostgreSQL) or none (MariaDB). */
   boolean replicationSlots();
 
+  /**
+   * Whether the change stream carries only committed transactions (PostgreSQL: pgoutput decodes a
+   * transaction after its commit record; two-phase decoding is off). Then a streamed row a new
+   * snapshot does not show yet is committed all the same: the commit record reaches the WAL, and
+   * the stream, a moment before the commit becomes visible to other sessions. MariaDB's binlog
+   * carries XA branches at PREPARE, so there a row the table lacks was never committed.
+   */
+  boolean streamsOnlyCommitted();
+
   /** Marks acknowledged rows published. Parameters: relay id, row ids (a list). */
   String markPublished();
 

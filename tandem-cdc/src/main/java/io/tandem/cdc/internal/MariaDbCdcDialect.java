@@ -26,6 +26,11 @@ public final class MariaDbCdcDialect implements CdcDialect {
   }
 
   @Override
+  public boolean streamsOnlyCommitted() {
+    return false;
+  }
+
+  @Override
   public String markPublished() {
     return """
         UPDATE (SELECT CAST(? AS CHAR(255)) AS relay_id) AS arg

@@ -217,6 +217,11 @@ public final class PostgresCdcDialect implements CdcDialect {
   }
 
   @Override
+  public boolean streamsOnlyCommitted() {
+    return true;
+  }
+
+  @Override
   public String markPublished() {
     return MARK_PUBLISHED;
   }
