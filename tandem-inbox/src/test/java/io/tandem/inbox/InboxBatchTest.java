@@ -134,6 +134,20 @@ abstract class InboxBatchTest {
   }
 
   @Test
+  void withoutOrderingToo() throws SQLException {
+    InboxProcessor p = processor(this::invoice).ordered(false).build();
+    Event a1 = event("a", 1);
+    Event b7 = event("b", 7);
+    assertThat(p.process(TestMessage.of(a1))).isEqualTo(Outcome.APPLIED);
+
+    List<TestMessage> batch = messages(b7, a1, b7, event("a", 2));
+    assertThat(p.process(batch))
+        .containsExactly(Outcome.APPLIED, Outcome.DUPLICATE, Outcome.DUPLICATE, Outcome.APPLIED);
+    assertThat(invoices()).containsExactlyInAnyOrder("a#1", "a#2", "b#7");
+    assertThat(batch).allSatisfy(m -> assertThat(m.acks.get()).isEqualTo(1));
+  }
+
+  @Test
   void eachAggregateIsAppliedInVersionOrderWithGapsParkedInTheBatch() throws SQLException {
     InboxProcessor p = processor(this::invoice).build();
     List<TestMessage> batch =
