@@ -359,6 +359,24 @@ public final class ConsumerRunner implements AutoCloseable {
       outcomes = processor.process(batch, () -> stopping);
     } catch (FaultInjector.SimulatedCrash crash) {
       throw crash;
+    } catch (InboxBatch.Unsettled unsettled) {
+      // committed; these few failed after the commit (settling them): each goes on alone
+      notifyApplied(java.util.Arrays.asList(unsettled.outcomes));
+      for (int i : unsettled.indices) {
+        laneFailures.increment();
+        Decoded d = batch.get(i);
+        LOG.error(
+            "consumer {}: settling {} failed after its batch committed; retrying it alone",
+            processor.consumer(),
+            d.message().origin(),
+            unsettled.getSuppressed().length > 0 ? unsettled.getSuppressed()[0] : unsettled);
+        if (processor.mayRetry(1) && sleep(processor.retryDelay(1))) {
+          processOrDeadLetter(d, 1);
+        } else if (!stopping) {
+          deadLetter(d, unsettled.getSuppressed()[0], 1);
+        }
+      }
+      return;
     } catch (RuntimeException | Error e) {
       laneFailures.increment();
       LOG.error(
@@ -372,8 +390,14 @@ public final class ConsumerRunner implements AutoCloseable {
       }
       return;
     }
-    if (outcomes.contains(Outcome.APPLIED)) {
-      notifyApplied();
+    notifyApplied(outcomes);
+  }
+
+  private void notifyApplied(List<Outcome> outcomes) {
+    for (Outcome outcome : outcomes) {
+      if (outcome == Outcome.APPLIED) {
+        notifyApplied();
+      }
     }
   }
 
@@ -384,7 +408,12 @@ public final class ConsumerRunner implements AutoCloseable {
    * aggregate — and on Kafka every later offset of its partition — until a restart, silently.
    */
   private void processOrDeadLetter(Decoded next) {
-    int failures = 0;
+    processOrDeadLetter(next, 0);
+  }
+
+  /** {@link #processOrDeadLetter(Decoded)} after {@code failedBefore} failures. */
+  private void processOrDeadLetter(Decoded next, int failedBefore) {
+    int failures = failedBefore;
     while (!stopping) {
       try {
         if (processor.process(next, () -> stopping) == Outcome.APPLIED) {
@@ -416,19 +445,23 @@ public final class ConsumerRunner implements AutoCloseable {
             next.message().origin(),
             failures,
             e);
-        try {
-          processor.deadLetterFailure(next, e, failures, () -> stopping);
-        } catch (FaultInjector.SimulatedCrash crash) {
-          throw crash;
-        } catch (RuntimeException | Error last) {
-          LOG.error(
-              "consumer {}: could not dead-letter {}; it is left for redelivery",
-              processor.consumer(),
-              next.message().origin(),
-              last);
-        }
+        deadLetter(next, e, failures);
         return;
       }
+    }
+  }
+
+  private void deadLetter(Decoded next, Throwable failure, int failures) {
+    try {
+      processor.deadLetterFailure(next, failure, failures, () -> stopping);
+    } catch (FaultInjector.SimulatedCrash crash) {
+      throw crash;
+    } catch (RuntimeException | Error last) {
+      LOG.error(
+          "consumer {}: could not dead-letter {}; it is left for redelivery",
+          processor.consumer(),
+          next.message().origin(),
+          last);
     }
   }
 

@@ -130,10 +130,19 @@ final class InboxBatch {
       }
       return List.of(outcomes);
     }
-    // Committed: settle what was decided, then the left-out ones alone, in order.
+    // Committed: settle what was decided, then the left-out ones alone, in order. A failure that
+    // escapes one message's settling (an Error from the broker client) is that message's alone.
+    Unsettled unsettled = new Unsettled(outcomes);
     for (Entry e : entries) {
       if (!e.deferred) {
-        p.settle(e.decoded.message(), e.event, e.outcome);
+        try {
+          p.settle(e.decoded.message(), e.event, e.outcome);
+        } catch (FaultInjector.SimulatedCrash crash) {
+          throw crash;
+        } catch (RuntimeException | Error failure) {
+          unsettled.add(e.index, failure);
+          continue;
+        }
         p.count(e.outcome);
         outcomes[e.index] = e.outcome;
       }
@@ -142,25 +151,59 @@ final class InboxBatch {
       if (!e.deferred) {
         continue;
       }
-      if (stopping.getAsBoolean()) {
-        outcomes[e.index] = Outcome.ABANDONED;
-      } else if (e.refused != null) {
-        outcomes[e.index] =
-            p.deadLetter(
-                e.decoded.message(),
-                e.event,
-                e.refused.reason,
-                e.refused.getMessage(),
-                e.failedAttempts + 1,
-                stopping);
-      } else {
-        outcomes[e.index] = p.process(e.decoded, stopping, true, e.failedAttempts);
+      try {
+        outcomes[e.index] = alone(e, stopping);
+      } catch (FaultInjector.SimulatedCrash crash) {
+        throw crash;
+      } catch (RuntimeException | Error failure) {
+        unsettled.add(e.index, failure);
       }
     }
     for (AggregateKey k : applied.successorParked()) {
       p.drainParked(k.type(), k.id(), stopping);
     }
+    if (!unsettled.indices.isEmpty()) {
+      throw unsettled;
+    }
     return List.of(outcomes);
+  }
+
+  /**
+   * Messages of a committed batch whose processing failed outside the handlers after the commit;
+   * the others are settled, with the outcomes given. The caller deals with these alone.
+   */
+  static final class Unsettled extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+    final transient Outcome[] outcomes;
+    final List<Integer> indices = new ArrayList<>();
+
+    Unsettled(Outcome[] outcomes) {
+      super("messages of a committed batch could not be settled", null, false, false);
+      this.outcomes = outcomes;
+    }
+
+    void add(int index, Throwable failure) {
+      indices.add(index);
+      addSuppressed(failure);
+    }
+  }
+
+  private Outcome alone(Entry e, BooleanSupplier stopping) {
+    {
+      if (stopping.getAsBoolean()) {
+        return Outcome.ABANDONED;
+      } else if (e.refused != null) {
+        return p.deadLetter(
+            e.decoded.message(),
+            e.event,
+            e.refused.reason,
+            e.refused.getMessage(),
+            e.failedAttempts + 1,
+            stopping);
+      } else {
+        return p.process(e.decoded, stopping, true, e.failedAttempts);
+      }
+    }
   }
 
   /**
