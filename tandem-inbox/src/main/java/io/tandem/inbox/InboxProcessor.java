@@ -271,13 +271,12 @@ public final class InboxProcessor {
     int attempts = failedBefore;
     int unavailable = 0;
     int conflicts = 0;
-    boolean[] successorParked = new boolean[1];
     while (true) {
-      Outcome outcome;
+      Decision decision;
       try {
-        outcome = tx(conn -> applyIn(conn, event, m.origin(), successorParked));
+        decision = tx(conn -> applyIn(conn, event, m.origin()));
       } catch (AlreadyProcessed seen) {
-        outcome = Outcome.DUPLICATE; // the slow path's verdict too: its id was applied before
+        decision = new Decision(Outcome.DUPLICATE, false); // as the slow path: applied before
       } catch (Refused refused) {
         return deadLetter(m, event, refused.reason, refused.getMessage(), attempts + 1, stopping);
       } catch (FaultInjector.SimulatedCrash crash) {
@@ -327,12 +326,13 @@ public final class InboxProcessor {
         }
         continue;
       }
+      Outcome outcome = decision.outcome();
       settle(m, event, outcome);
       count(outcome);
       if ((outcome == Outcome.APPLIED || outcome == Outcome.SKIPPED)
           && ordered
           && drain
-          && successorParked[0]) {
+          && decision.successorParked()) {
         drainParked(event.aggregateType(), event.aggregateId(), stopping);
       }
       return outcome;
@@ -340,26 +340,25 @@ public final class InboxProcessor {
   }
 
   /**
-   * One attempt's transaction. {@code successorParked[0]} tells the caller whether the next version
-   * of the aggregate waits in the parking (read under the position's lock, so it cannot be parked
-   * by anyone else before this commits): only then is a drain worth its transactions.
+   * What one attempt's transaction decided: the outcome, and whether the next version of the
+   * aggregate waits in the parking (read under the position's lock, so it cannot be parked by
+   * anyone else before this commits): only then is a drain worth its transactions.
    */
-  private Outcome applyIn(Connection conn, Event event, String origin, boolean[] successorParked)
-      throws SQLException {
-    successorParked[0] = false;
+  private record Decision(Outcome outcome, boolean successorParked) {}
+
+  /** One attempt's transaction. */
+  private Decision applyIn(Connection conn, Event event, String origin) throws SQLException {
     if (ordered) {
       // The common case: the position was one below; it moves (and stays locked) with the record.
       switch (store.advanceAndRecord(conn, consumer, event)) {
         case RECORDED -> {
           Outcome outcome = runHandler(conn, event);
-          successorParked[0] =
-              dialect.positionAdvanceAndRecord().isEmpty() && successorParked(conn, event);
-          return outcome;
+          return new Decision(
+              outcome,
+              dialect.positionAdvanceAndRecord().isEmpty() && successorParked(conn, event));
         }
         case RECORDED_SUCCESSOR_PARKED -> {
-          Outcome outcome = runHandler(conn, event);
-          successorParked[0] = true;
-          return outcome;
+          return new Decision(runHandler(conn, event), true);
         }
         case ALREADY_PROCESSED -> throw new AlreadyProcessed(); // same id, other version: undo
         case NOT_NEXT -> {} // decided below on the locked position
@@ -370,22 +369,22 @@ public final class InboxProcessor {
       long last =
           store.lockPosition(conn, consumer, event.aggregateType(), event.aggregateId(), initial);
       if (event.aggregateVersion() <= last) {
-        return atOrBelowPosition(conn, event, last);
+        return new Decision(atOrBelowPosition(conn, event, last), false);
       }
       if (event.aggregateVersion() > last + 1) {
         store.park(conn, consumer, event, origin);
-        return Outcome.PARKED;
+        return new Decision(Outcome.PARKED, false);
       }
     }
     if (!store.recordProcessed(conn, consumer, event)) {
-      return Outcome.DUPLICATE;
+      return new Decision(Outcome.DUPLICATE, false);
     }
     Outcome outcome = runHandler(conn, event);
     if (ordered) {
       store.updatePosition(conn, consumer, event);
-      successorParked[0] = successorParked(conn, event);
+      return new Decision(outcome, successorParked(conn, event));
     }
-    return outcome;
+    return new Decision(outcome, false);
   }
 
   /**
