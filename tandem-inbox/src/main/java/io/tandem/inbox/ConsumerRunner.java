@@ -42,7 +42,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>How it works: the source's thread decodes each message and puts it on one of {@code
  * concurrency} lanes chosen by its aggregate (type and id); each lane is one worker thread ({@code
- * tandem-consumer-<consumer>-<n>}) that processes its messages in arrival order. At most {@code
+ * tandem-consumer-<consumer>-<n>}) that processes its messages in arrival order: it takes what
+ * it has queued, up to {@code maxBatch}, without waiting for more, and applies it in one
+ * transaction ({@link InboxProcessor#process(java.util.List)}). At most {@code
  * maxInFlight} messages are taken and not yet finished; beyond that the source's hand-over blocks
  * (back-pressure: the source fetches nothing more). A message is acknowledged by the processor only
  * after its transaction committed, so a crash, a {@link #close()} or a rebalance loses nothing and
@@ -57,7 +59,7 @@ import org.slf4j.LoggerFactory;
  * every {@code gapCheckInterval} it calls {@link InboxProcessor#checkGaps()} (metrics and warnings
  * for events parked too long).
  *
- * <p>Defaults: concurrency 4, maxInFlight 256, sweep every 5 s, gap check every 30 s, close timeout
+ * <p>Defaults: concurrency 4, maxInFlight 256, maxBatch 256, sweep every 5 s, gap check every 30 s, close timeout
  * 30 s. Gauge {@code tandem.consumer.in_flight}, counter {@code tandem.consumer.lane.failures}.
  * Thread-safe.
  */
