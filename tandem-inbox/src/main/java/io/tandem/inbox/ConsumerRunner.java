@@ -42,26 +42,25 @@ import org.slf4j.LoggerFactory;
  *
  * <p>How it works: the source's thread decodes each message and puts it on one of {@code
  * concurrency} lanes chosen by its aggregate (type and id); each lane is one worker thread ({@code
- * tandem-consumer-<consumer>-<n>}) that processes its messages in arrival order: it takes what
- * it has queued, up to {@code maxBatch}, without waiting for more, and applies it in one
- * transaction ({@link InboxProcessor#process(java.util.List)}). At most {@code
- * maxInFlight} messages are taken and not yet finished; beyond that the source's hand-over blocks
- * (back-pressure: the source fetches nothing more). A message is acknowledged by the processor only
- * after its transaction committed, so a crash, a {@link #close()} or a rebalance loses nothing and
- * the inbox makes the redelivery harmless. A failing message blocks its lane while it is retried
- * (other lanes go on), then goes to the dead-letter table — also when the failure escapes the
- * processor (an {@link Error} while acknowledging, a bug): the lane processes it again with the
- * processor's retry policy, then dead-letters it, and goes on ({@code
- * tandem.consumer.lane.failures}).
+ * tandem-consumer-<consumer>-<n>}) that processes its messages in arrival order: it takes what it
+ * has queued, up to {@code maxBatch}, without waiting for more, and applies it in one transaction
+ * ({@link InboxProcessor#process(java.util.List)}). At most {@code maxInFlight} messages are taken
+ * and not yet finished; beyond that the source's hand-over blocks (back-pressure: the source
+ * fetches nothing more). A message is acknowledged by the processor only after its transaction
+ * committed, so a crash, a {@link #close()} or a rebalance loses nothing and the inbox makes the
+ * redelivery harmless. A failing message blocks its lane while it is retried (other lanes go on),
+ * then goes to the dead-letter table — also when the failure escapes the processor (an {@link
+ * Error} while acknowledging, a bug): the lane processes it again with the processor's retry
+ * policy, then dead-letters it, and goes on ({@code tandem.consumer.lane.failures}).
  *
  * <p>Every {@code sweepInterval} the runner applies parked events left behind by a consumer that
  * stopped or died right after applying their predecessor ({@link InboxProcessor#drainReady()});
  * every {@code gapCheckInterval} it calls {@link InboxProcessor#checkGaps()} (metrics and warnings
  * for events parked too long).
  *
- * <p>Defaults: concurrency 4, maxInFlight 256, maxBatch 256, sweep every 5 s, gap check every 30 s, close timeout
- * 30 s. Gauge {@code tandem.consumer.in_flight}, counter {@code tandem.consumer.lane.failures}.
- * Thread-safe.
+ * <p>Defaults: concurrency 4, maxInFlight 256, maxBatch 256, sweep every 5 s, gap check every 30 s,
+ * close timeout 30 s. Gauge {@code tandem.consumer.in_flight}, counter {@code
+ * tandem.consumer.lane.failures}. Thread-safe.
  */
 public final class ConsumerRunner implements AutoCloseable {
   public static final int DEFAULT_CONCURRENCY = 4;

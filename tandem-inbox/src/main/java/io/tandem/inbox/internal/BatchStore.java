@@ -15,10 +15,13 @@ import java.util.Set;
 import java.util.UUID;
 
 /**
- * The batched consumer's set-based statements: one round trip for the positions of all the batch's
- * aggregates, one multi-row inbox insert that returns which event ids are new. The statements are
- * fixed text with one group of bind parameters per row (only the number of groups varies with the
- * batch); nothing is concatenated from input. Every method runs on the caller's transaction.
+ * The batched consumer's set-based statements: the positions of all the batch's aggregates created,
+ * locked and moved in one statement each, one multi-row inbox insert that returns which event ids
+ * are new. On PostgreSQL the rows are bound as arrays ({@code unnest}), so each statement has one
+ * fixed text; on MariaDB the text has one group of bind parameters per row (only the number of
+ * groups varies with the batch) and the position writes are JDBC batches (one round trip with the
+ * bulk protocol). Nothing is concatenated from input. Every method runs on the caller's
+ * transaction.
  */
 public final class BatchStore {
   /** An aggregate of the batch: its type and id. */
@@ -45,6 +48,9 @@ public final class BatchStore {
   public Map<AggregateKey, Long> lockPositions(
       Connection c, String consumer, Map<AggregateKey, Long> initial) throws SQLException {
     List<AggregateKey> keys = initial.keySet().stream().sorted().toList();
+    if (postgres) {
+      return lockPositionsPostgres(c, consumer, keys, initial);
+    }
     // Created first (a no-op where it exists), then locked by primary key: a locking read of an
     // absent row would take a gap lock on MariaDB. A JDBC batch is one round trip on both drivers.
     try (PreparedStatement ps = c.prepareStatement(dialect.positionCreate())) {
@@ -85,6 +91,90 @@ public final class BatchStore {
     return positions;
   }
 
+  // PostgreSQL takes the batch as arrays: one fixed statement text (prepared once per connection,
+  // planned cheaply) whatever the batch size, instead of hundreds of OR'd row comparisons.
+  private static final String PG_POSITION_CREATE =
+      """
+      INSERT INTO tandem_inbox_position
+          (consumer, aggregate_type, aggregate_id, last_version, start_version)
+      SELECT ?, k.t, k.i, k.v, k.v FROM unnest(?::text[], ?::text[], ?::bigint[]) AS k(t, i, v)
+       ORDER BY k.t, k.i
+      ON CONFLICT DO NOTHING
+      """;
+
+  private static final String PG_POSITION_LOCK =
+      """
+      SELECT p.aggregate_type, p.aggregate_id, p.last_version
+        FROM tandem_inbox_position p
+        JOIN unnest(?::text[], ?::text[]) AS k(t, i)
+          ON p.aggregate_type = k.t AND p.aggregate_id = k.i
+       WHERE p.consumer = ?
+       ORDER BY p.aggregate_type, p.aggregate_id
+         FOR UPDATE OF p
+      """;
+
+  private static final String PG_INBOX_INSERT =
+      """
+      INSERT INTO tandem_inbox
+          (consumer, event_id, aggregate_type, aggregate_id, aggregate_version, event_type)
+      SELECT ?, k.e, k.t, k.i, k.v, k.y
+        FROM unnest(?::uuid[], ?::text[], ?::text[], ?::bigint[], ?::text[]) AS k(e, t, i, v, y)
+      ON CONFLICT (consumer, event_id) DO NOTHING
+      RETURNING event_id
+      """;
+
+  private static final String PG_POSITION_UPDATE =
+      """
+      UPDATE tandem_inbox_position p SET last_version = k.v, updated_at = now()
+        FROM unnest(?::text[], ?::text[], ?::bigint[]) AS k(t, i, v)
+       WHERE p.consumer = ? AND p.aggregate_type = k.t AND p.aggregate_id = k.i
+      """;
+
+  private static final String PG_SUCCESSORS_PARKED =
+      """
+      SELECT p.aggregate_type, p.aggregate_id
+        FROM tandem_inbox_parked p
+        JOIN unnest(?::text[], ?::text[], ?::bigint[]) AS k(t, i, v)
+          ON p.aggregate_type = k.t AND p.aggregate_id = k.i AND p.aggregate_version = k.v
+       WHERE p.consumer = ?
+      """;
+
+  private Map<AggregateKey, Long> lockPositionsPostgres(
+      Connection c, String consumer, List<AggregateKey> keys, Map<AggregateKey, Long> initial)
+      throws SQLException {
+    String[] types = new String[keys.size()];
+    String[] ids = new String[keys.size()];
+    Long[] starts = new Long[keys.size()];
+    for (int i = 0; i < keys.size(); i++) {
+      types[i] = keys.get(i).type();
+      ids[i] = keys.get(i).id();
+      starts[i] = initial.get(keys.get(i));
+    }
+    try (PreparedStatement ps = c.prepareStatement(PG_POSITION_CREATE)) {
+      ps.setString(1, consumer);
+      ps.setArray(2, c.createArrayOf("text", types));
+      ps.setArray(3, c.createArrayOf("text", ids));
+      ps.setArray(4, c.createArrayOf("bigint", starts));
+      ps.executeUpdate();
+    }
+    Map<AggregateKey, Long> positions = new HashMap<>();
+    try (PreparedStatement ps = c.prepareStatement(PG_POSITION_LOCK)) {
+      ps.setArray(1, c.createArrayOf("text", types));
+      ps.setArray(2, c.createArrayOf("text", ids));
+      ps.setString(3, consumer);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          positions.put(new AggregateKey(rs.getString(1), rs.getString(2)), rs.getLong(3));
+        }
+      }
+    }
+    if (positions.size() != keys.size()) {
+      throw new SQLException(
+          "locked " + positions.size() + " of " + keys.size() + " positions right after creating");
+    }
+    return positions;
+  }
+
   /**
    * Inserts the inbox records of {@code events} in one statement and returns the ids that were new
    * (PostgreSQL: {@code ON CONFLICT DO NOTHING RETURNING}; MariaDB: {@code INSERT IGNORE ...
@@ -94,6 +184,36 @@ public final class BatchStore {
       throws SQLException {
     Set<UUID> fresh = new HashSet<>();
     if (events.isEmpty()) {
+      return fresh;
+    }
+    if (postgres) {
+      int n = events.size();
+      UUID[] eventIds = new UUID[n];
+      String[] types = new String[n];
+      String[] ids = new String[n];
+      Long[] versions = new Long[n];
+      String[] eventTypes = new String[n];
+      for (int i = 0; i < n; i++) {
+        Event e = events.get(i);
+        eventIds[i] = e.eventId();
+        types[i] = e.aggregateType();
+        ids[i] = e.aggregateId();
+        versions[i] = e.aggregateVersion();
+        eventTypes[i] = e.eventType();
+      }
+      try (PreparedStatement ps = c.prepareStatement(PG_INBOX_INSERT)) {
+        ps.setString(1, consumer);
+        ps.setArray(2, c.createArrayOf("uuid", eventIds));
+        ps.setArray(3, c.createArrayOf("text", types));
+        ps.setArray(4, c.createArrayOf("text", ids));
+        ps.setArray(5, c.createArrayOf("bigint", versions));
+        ps.setArray(6, c.createArrayOf("text", eventTypes));
+        try (ResultSet rs = ps.executeQuery()) {
+          while (rs.next()) {
+            fresh.add(UUID.fromString(rs.getString(1)));
+          }
+        }
+      }
       return fresh;
     }
     StringBuilder sql = new StringBuilder(postgres ? "INSERT INTO" : "INSERT IGNORE INTO");
@@ -146,6 +266,14 @@ public final class BatchStore {
     if (versions.isEmpty()) {
       return;
     }
+    if (postgres) {
+      try (PreparedStatement ps = c.prepareStatement(PG_POSITION_UPDATE)) {
+        bindKeyVersions(c, ps, versions, 0);
+        ps.setString(4, consumer);
+        ps.executeUpdate();
+      }
+      return;
+    }
     try (PreparedStatement ps = c.prepareStatement(dialect.positionUpdate())) {
       for (Map.Entry<AggregateKey, Long> v : versions.entrySet()) {
         ps.setLong(1, v.getValue());
@@ -163,6 +291,18 @@ public final class BatchStore {
       Connection c, String consumer, Map<AggregateKey, Long> versions) throws SQLException {
     Set<AggregateKey> parked = new HashSet<>();
     if (versions.isEmpty()) {
+      return parked;
+    }
+    if (postgres) {
+      try (PreparedStatement ps = c.prepareStatement(PG_SUCCESSORS_PARKED)) {
+        bindKeyVersions(c, ps, versions, 1);
+        ps.setString(4, consumer);
+        try (ResultSet rs = ps.executeQuery()) {
+          while (rs.next()) {
+            parked.add(new AggregateKey(rs.getString(1), rs.getString(2)));
+          }
+        }
+      }
       return parked;
     }
     StringBuilder sql =
@@ -186,6 +326,26 @@ public final class BatchStore {
       }
     }
     return parked;
+  }
+
+  /** Binds types, ids and versions (plus {@code offset}) as arrays to parameters 1 to 3. */
+  private static void bindKeyVersions(
+      Connection c, PreparedStatement ps, Map<AggregateKey, Long> versions, long offset)
+      throws SQLException {
+    int n = versions.size();
+    String[] types = new String[n];
+    String[] ids = new String[n];
+    Long[] values = new Long[n];
+    int i = 0;
+    for (Map.Entry<AggregateKey, Long> v : versions.entrySet()) {
+      types[i] = v.getKey().type();
+      ids[i] = v.getKey().id();
+      values[i] = v.getValue() + offset;
+      i++;
+    }
+    ps.setArray(1, c.createArrayOf("text", types));
+    ps.setArray(2, c.createArrayOf("text", ids));
+    ps.setArray(3, c.createArrayOf("bigint", values));
   }
 
   private static void groups(StringBuilder sql, int count, String group) {
