@@ -44,8 +44,10 @@ import javax.sql.DataSource;
  *       {@value #BATCH}, never waiting for a batch to fill) with one JDBC batch and one commit per
  *       batch, each message acknowledged after its batch's commit — the ceiling of a consumer that
  *       pays one commit per batch;
- *   <li>inbox: the same row through {@link InboxProcessor} (ordering guard, inbox record) on a
- *       {@link ConsumerRunner} with one lane;
+ *   <li>inbox: the same rows through {@link InboxProcessor} (ordering guard, inbox record) on a
+ *       {@link ConsumerRunner} with one lane, batched as the bare batched consumer is (up to
+ *       {@value #BATCH} of what has arrived, one transaction per batch) with a batch handler
+ *       writing the rows in one JDBC batch;
  *   <li>single and parallel: the inbox with one lane, then with {@value #LANES} lanes.
  * </ol>
  *
@@ -163,6 +165,19 @@ public final class ConsumerBenchmark {
       ps.setLong(2, e.aggregateVersion());
       ps.setLong(3, e.payload().length());
       ps.executeUpdate();
+    }
+  }
+
+  /** The same rows as {@link #effect} for several events, in one JDBC batch. */
+  private static void effects(Connection c, List<Event> events) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(EFFECT_INSERT)) {
+      for (Event e : events) {
+        ps.setString(1, e.aggregateId());
+        ps.setLong(2, e.aggregateVersion());
+        ps.setLong(3, e.payload().length());
+        ps.addBatch();
+      }
+      ps.executeBatch();
     }
   }
 
@@ -293,13 +308,15 @@ public final class ConsumerBenchmark {
           InboxProcessor.builder()
               .dataSource(db.pool)
               .consumer("bench")
-              .on("Deposited", ConsumerBenchmark::effect)
+              .onBatch("Deposited", ConsumerBenchmark::effects)
               .build();
       ConsumerRunner runner =
           ConsumerRunner.builder()
               .source(source(bootstrap, topic, "inbox" + lanes))
               .processor(processor)
               .concurrency(lanes)
+              .maxBatch(BATCH)
+              .maxInFlight(4 * BATCH)
               .build();
       long start = System.nanoTime();
       runner.start();

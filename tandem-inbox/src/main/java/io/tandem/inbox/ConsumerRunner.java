@@ -42,28 +42,30 @@ import org.slf4j.LoggerFactory;
  *
  * <p>How it works: the source's thread decodes each message and puts it on one of {@code
  * concurrency} lanes chosen by its aggregate (type and id); each lane is one worker thread ({@code
- * tandem-consumer-<consumer>-<n>}) that processes its messages in arrival order. At most {@code
- * maxInFlight} messages are taken and not yet finished; beyond that the source's hand-over blocks
- * (back-pressure: the source fetches nothing more). A message is acknowledged by the processor only
- * after its transaction committed, so a crash, a {@link #close()} or a rebalance loses nothing and
- * the inbox makes the redelivery harmless. A failing message blocks its lane while it is retried
- * (other lanes go on), then goes to the dead-letter table — also when the failure escapes the
- * processor (an {@link Error} while acknowledging, a bug): the lane processes it again with the
- * processor's retry policy, then dead-letters it, and goes on ({@code
- * tandem.consumer.lane.failures}).
+ * tandem-consumer-<consumer>-<n>}) that processes its messages in arrival order: it takes what it
+ * has queued, up to {@code maxBatch}, without waiting for more, and applies it in one transaction
+ * ({@link InboxProcessor#process(java.util.List)}). At most {@code maxInFlight} messages are taken
+ * and not yet finished; beyond that the source's hand-over blocks (back-pressure: the source
+ * fetches nothing more). A message is acknowledged by the processor only after its transaction
+ * committed, so a crash, a {@link #close()} or a rebalance loses nothing and the inbox makes the
+ * redelivery harmless. A failing message blocks its lane while it is retried (other lanes go on),
+ * then goes to the dead-letter table — also when the failure escapes the processor (an {@link
+ * Error} while acknowledging, a bug): the lane processes it again with the processor's retry
+ * policy, then dead-letters it, and goes on ({@code tandem.consumer.lane.failures}).
  *
  * <p>Every {@code sweepInterval} the runner applies parked events left behind by a consumer that
  * stopped or died right after applying their predecessor ({@link InboxProcessor#drainReady()});
  * every {@code gapCheckInterval} it calls {@link InboxProcessor#checkGaps()} (metrics and warnings
  * for events parked too long).
  *
- * <p>Defaults: concurrency 4, maxInFlight 256, sweep every 5 s, gap check every 30 s, close timeout
- * 30 s. Gauge {@code tandem.consumer.in_flight}, counter {@code tandem.consumer.lane.failures}.
- * Thread-safe.
+ * <p>Defaults: concurrency 4, maxInFlight 256, maxBatch 256, sweep every 5 s, gap check every 30 s,
+ * close timeout 30 s. Gauge {@code tandem.consumer.in_flight}, counter {@code
+ * tandem.consumer.lane.failures}. Thread-safe.
  */
 public final class ConsumerRunner implements AutoCloseable {
   public static final int DEFAULT_CONCURRENCY = 4;
   public static final int DEFAULT_MAX_IN_FLIGHT = 256;
+  public static final int DEFAULT_MAX_BATCH = 256;
   public static final Duration DEFAULT_GAP_CHECK_INTERVAL = Duration.ofSeconds(30);
   public static final Duration DEFAULT_CLOSE_TIMEOUT = Duration.ofSeconds(30);
   public static final Duration DEFAULT_SWEEP_INTERVAL = Duration.ofSeconds(5);
@@ -73,6 +75,7 @@ public final class ConsumerRunner implements AutoCloseable {
   private final MessageSource source;
   private final InboxProcessor processor;
   private final int maxInFlight;
+  private final int maxBatch;
   private final Duration gapCheckInterval;
   private final Duration closeTimeout;
   private final Duration sweepInterval;
@@ -91,6 +94,7 @@ public final class ConsumerRunner implements AutoCloseable {
     this.source = b.source;
     this.processor = b.processor;
     this.maxInFlight = b.maxInFlight;
+    this.maxBatch = b.maxBatch;
     this.gapCheckInterval = b.gapCheckInterval;
     this.closeTimeout = b.closeTimeout;
     this.sweepInterval = b.sweepInterval;
@@ -157,11 +161,13 @@ public final class ConsumerRunner implements AutoCloseable {
         TimeUnit.MILLISECONDS);
     source.start(this::accept);
     LOG.info(
-        "consumer {}: running on {} with {} lanes, at most {} messages in flight",
+        "consumer {}: running on {} with {} lanes, at most {} messages in flight, batches of up to"
+            + " {}",
         processor.consumer(),
         source.describe(),
         lanes.size(),
-        maxInFlight);
+        maxInFlight,
+        maxBatch);
   }
 
   /** The sink the source hands messages to; runs on the source's thread. */
@@ -309,8 +315,12 @@ public final class ConsumerRunner implements AutoCloseable {
           if (next == null) {
             continue;
           }
+          // What the lane has, never waiting for more: an idle stream keeps its latency.
+          List<Decoded> batch = new ArrayList<>();
+          batch.add(next);
+          queue.drainTo(batch, maxBatch - 1);
           try {
-            processOrDeadLetter(next);
+            processBatch(batch);
           } catch (FaultInjector.SimulatedCrash crash) {
             LOG.warn("consumer {}: {}; the runner stops as if killed", processor.consumer(), crash);
             crashed = true;
@@ -318,8 +328,8 @@ public final class ConsumerRunner implements AutoCloseable {
             source.close();
             return;
           } finally {
-            inFlight.decrementAndGet();
-            permits.release();
+            inFlight.addAndGet(-batch.size());
+            permits.release(batch.size());
           }
         }
       } finally {
@@ -337,13 +347,74 @@ public final class ConsumerRunner implements AutoCloseable {
   }
 
   /**
+   * Processes a lane's batch in one transaction; a failure that escapes the processor sends each of
+   * its messages down {@link #processOrDeadLetter} (the inbox absorbs those settled already).
+   */
+  private void processBatch(List<Decoded> batch) {
+    if (batch.size() == 1) {
+      processOrDeadLetter(batch.get(0));
+      return;
+    }
+    List<Outcome> outcomes;
+    try {
+      outcomes = processor.process(batch, () -> stopping);
+    } catch (FaultInjector.SimulatedCrash crash) {
+      throw crash;
+    } catch (InboxBatch.Unsettled unsettled) {
+      // committed; these few failed after the commit (settling them): each goes on alone
+      notifyApplied(java.util.Arrays.asList(unsettled.outcomes));
+      for (int i : unsettled.indices) {
+        laneFailures.increment();
+        Decoded d = batch.get(i);
+        LOG.error(
+            "consumer {}: settling {} failed after its batch committed; retrying it alone",
+            processor.consumer(),
+            d.message().origin(),
+            unsettled.getSuppressed().length > 0 ? unsettled.getSuppressed()[0] : unsettled);
+        if (processor.mayRetry(1) && sleep(processor.retryDelay(1))) {
+          processOrDeadLetter(d, 1);
+        } else if (!stopping) {
+          deadLetter(d, unsettled.getSuppressed()[0], 1);
+        }
+      }
+      return;
+    } catch (RuntimeException | Error e) {
+      laneFailures.increment();
+      LOG.error(
+          "consumer {}: a batch of {} failed outside its handlers; processing it message by"
+              + " message",
+          processor.consumer(),
+          batch.size(),
+          e);
+      for (Decoded d : batch) {
+        processOrDeadLetter(d);
+      }
+      return;
+    }
+    notifyApplied(outcomes);
+  }
+
+  private void notifyApplied(List<Outcome> outcomes) {
+    for (Outcome outcome : outcomes) {
+      if (outcome == Outcome.APPLIED) {
+        notifyApplied();
+      }
+    }
+  }
+
+  /**
    * Processes one message; a failure that escapes the processor (its handler failures do not: it
    * retries and dead-letters them itself) is retried with the processor's retry policy, then the
    * message is dead-lettered like any other. Left unacknowledged instead, it would stall its
    * aggregate — and on Kafka every later offset of its partition — until a restart, silently.
    */
   private void processOrDeadLetter(Decoded next) {
-    int failures = 0;
+    processOrDeadLetter(next, 0);
+  }
+
+  /** {@link #processOrDeadLetter(Decoded)} after {@code failedBefore} failures. */
+  private void processOrDeadLetter(Decoded next, int failedBefore) {
+    int failures = failedBefore;
     while (!stopping) {
       try {
         if (processor.process(next, () -> stopping) == Outcome.APPLIED) {
@@ -375,19 +446,23 @@ public final class ConsumerRunner implements AutoCloseable {
             next.message().origin(),
             failures,
             e);
-        try {
-          processor.deadLetterFailure(next, e, failures, () -> stopping);
-        } catch (FaultInjector.SimulatedCrash crash) {
-          throw crash;
-        } catch (RuntimeException | Error last) {
-          LOG.error(
-              "consumer {}: could not dead-letter {}; it is left for redelivery",
-              processor.consumer(),
-              next.message().origin(),
-              last);
-        }
+        deadLetter(next, e, failures);
         return;
       }
+    }
+  }
+
+  private void deadLetter(Decoded next, Throwable failure, int failures) {
+    try {
+      processor.deadLetterFailure(next, failure, failures, () -> stopping);
+    } catch (FaultInjector.SimulatedCrash crash) {
+      throw crash;
+    } catch (RuntimeException | Error last) {
+      LOG.error(
+          "consumer {}: could not dead-letter {}; it is left for redelivery",
+          processor.consumer(),
+          next.message().origin(),
+          last);
     }
   }
 
@@ -423,6 +498,7 @@ public final class ConsumerRunner implements AutoCloseable {
     private InboxProcessor processor;
     private int concurrency = DEFAULT_CONCURRENCY;
     private int maxInFlight = DEFAULT_MAX_IN_FLIGHT;
+    private int maxBatch = DEFAULT_MAX_BATCH;
     private Duration gapCheckInterval = DEFAULT_GAP_CHECK_INTERVAL;
     private Duration closeTimeout = DEFAULT_CLOSE_TIMEOUT;
     private Duration sweepInterval = DEFAULT_SWEEP_INTERVAL;
@@ -449,9 +525,22 @@ public final class ConsumerRunner implements AutoCloseable {
       return this;
     }
 
-    /** Messages taken and not finished, across lanes, before the source is held; default 256. */
+    /**
+     * Messages taken and not finished, across lanes, before the source is held; default 256. It
+     * bounds the batches too: a lane can only batch what is in flight.
+     */
     public Builder maxInFlight(int maxInFlight) {
       this.maxInFlight = maxInFlight;
+      return this;
+    }
+
+    /**
+     * The most messages a lane applies in one transaction, 1 to 10,000; default 256. A lane takes
+     * what it has queued (never waiting for a batch to fill), so at low load batches are small and
+     * latency stays that of one message. 1 applies each message in its own transaction.
+     */
+    public Builder maxBatch(int maxBatch) {
+      this.maxBatch = maxBatch;
       return this;
     }
 
@@ -516,6 +605,12 @@ public final class ConsumerRunner implements AutoCloseable {
       if (maxInFlight < concurrency) {
         throw new IllegalArgumentException(
             "maxInFlight must be at least concurrency (" + concurrency + "), was " + maxInFlight);
+      }
+      if (maxBatch < 1 || maxBatch > 10_000) {
+        throw new IllegalArgumentException(
+            "maxBatch must be between 1 and 10000, was "
+                + maxBatch
+                + " (1 applies each message in its own transaction)");
       }
       positive(gapCheckInterval, "gapCheckInterval");
       positive(closeTimeout, "closeTimeout");

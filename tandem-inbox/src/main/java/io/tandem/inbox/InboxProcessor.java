@@ -11,6 +11,7 @@ import io.tandem.core.RetryPolicy;
 import io.tandem.core.TandemException;
 import io.tandem.core.Tracing;
 import io.tandem.core.spi.InboundMessage;
+import io.tandem.inbox.internal.BatchStore;
 import io.tandem.inbox.internal.ConsumerStore;
 import io.tandem.inbox.internal.ConsumerStore.ParkedEvent;
 import io.tandem.inbox.internal.ConsumerStore.StoredDeadLetter;
@@ -28,6 +29,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiConsumer;
 import java.util.function.BooleanSupplier;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
@@ -99,7 +101,7 @@ public final class InboxProcessor {
   private static final Logger LOG = LoggerFactory.getLogger(InboxProcessor.class);
   private static final Pattern CONSUMER_NAME = Pattern.compile("[A-Za-z0-9._:-]{1,200}");
   private static final Duration MAX_UNAVAILABLE_WAIT = Duration.ofSeconds(5);
-  private static final int MAX_CONFLICT_RETRIES = 20;
+  static final int MAX_CONFLICT_RETRIES = 20;
 
   /** A message with its event decoded (or the reason it could not be). */
   record Decoded(InboundMessage message, Event event, RuntimeException invalid) {
@@ -111,10 +113,21 @@ public final class InboxProcessor {
     }
   }
 
-  private record Handler(int maxSchemaVersion, InboxWork<?> work) {}
+  /**
+   * A registered handler: per event ({@code work}) or per batch ({@code batch}), one of the two.
+   */
+  record Handler(int maxSchemaVersion, InboxWork<?> work, InboxBatchWork batch) {
+    void apply(Connection conn, Event event) throws Exception {
+      if (batch != null) {
+        batch.apply(conn, List.of(event));
+      } else {
+        work.apply(conn, event);
+      }
+    }
+  }
 
   /** The event id was processed before although its version is new: nothing may change. */
-  private static final class AlreadyProcessed extends RuntimeException {
+  static final class AlreadyProcessed extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
     AlreadyProcessed() {
@@ -123,7 +136,7 @@ public final class InboxProcessor {
   }
 
   /** A handler that failed for good, with the dead-letter reason. */
-  private static final class Refused extends RuntimeException {
+  static final class Refused extends RuntimeException {
     private static final long serialVersionUID = 1L;
     final DeadLetterReason reason;
 
@@ -135,7 +148,7 @@ public final class InboxProcessor {
 
   private final DataSource dataSource;
   private final Dialect dialect;
-  private final ConsumerStore store;
+  final ConsumerStore store;
   private final InboxOperations operations;
   private final String consumer;
   private final Map<String, Handler> handlers;
@@ -147,8 +160,10 @@ public final class InboxProcessor {
   private final RetryPolicy retryPolicy;
   private final Duration gapAlertAfter;
   private final FaultInjector faultInjector;
+  private final BiConsumer<Event, Outcome> afterCommit;
   private final Counters counters;
-  private final Tracing tracing = Tracing.get();
+  final Tracing tracing = Tracing.get();
+  private final InboxBatch batches;
 
   private InboxProcessor(Builder b) {
     this.dataSource = b.dataSource;
@@ -165,7 +180,9 @@ public final class InboxProcessor {
     this.retryPolicy = b.retryPolicy;
     this.gapAlertAfter = b.gapAlertAfter;
     this.faultInjector = b.faultInjector;
+    this.afterCommit = b.afterCommit;
     this.counters = new Counters(b.meterRegistry, consumer);
+    this.batches = new InboxBatch(this, new BatchStore(dialect));
   }
 
   public static Builder builder() {
@@ -180,6 +197,32 @@ public final class InboxProcessor {
   /** Whether the ordering guard is on. */
   public boolean ordered() {
     return ordered;
+  }
+
+  boolean startAtFirstSeen() {
+    return startAtFirstSeen;
+  }
+
+  /**
+   * Processes delivered messages together — in one local transaction for all of them, see {@link
+   * InboxBatch} — and acknowledges each after that transaction committed. The result holds each
+   * message's outcome, in the order given. A message whose handler fails is rolled back to its own
+   * savepoint and retried (then dead-lettered) alone after the others committed. Called by {@link
+   * ConsumerRunner} with what a lane has (up to its {@code maxBatch}); usable by a custom loop.
+   */
+  public List<Outcome> process(List<? extends InboundMessage> messages) {
+    List<Decoded> decoded = new java.util.ArrayList<>(messages.size());
+    for (InboundMessage m : messages) {
+      decoded.add(decode(m));
+    }
+    return process(decoded, () -> Thread.currentThread().isInterrupted());
+  }
+
+  List<Outcome> process(List<Decoded> batch, BooleanSupplier stopping) {
+    if (batch.size() == 1) {
+      return List.of(process(batch.get(0), stopping));
+    }
+    return batches.process(batch, stopping);
   }
 
   /**
@@ -203,7 +246,12 @@ public final class InboxProcessor {
     return process(d, stopping, true);
   }
 
-  private Outcome process(Decoded d, BooleanSupplier stopping, boolean drain) {
+  Outcome process(Decoded d, BooleanSupplier stopping, boolean drain) {
+    return process(d, stopping, drain, 0);
+  }
+
+  /** The one-message path, after {@code failedBefore} failed attempts (in a batch). */
+  Outcome process(Decoded d, BooleanSupplier stopping, boolean drain, int failedBefore) {
     InboundMessage m = d.message();
     if (d.event() == null) {
       String reason = "not a valid Tandem event: " + Failures.describe(d.invalid());
@@ -212,23 +260,23 @@ public final class InboxProcessor {
     }
     // The event's trace continues here: events the handler appends carry this span's context.
     try (Tracing.Span span = tracing.startConsumer(d.event(), consumer, m.origin())) {
-      Outcome outcome = process(m, d.event(), stopping, drain);
+      Outcome outcome = process(m, d.event(), stopping, drain, failedBefore);
       span.outcome(outcome.name());
       return outcome;
     }
   }
 
-  private Outcome process(InboundMessage m, Event event, BooleanSupplier stopping, boolean drain) {
-    int attempts = 0;
+  private Outcome process(
+      InboundMessage m, Event event, BooleanSupplier stopping, boolean drain, int failedBefore) {
+    int attempts = failedBefore;
     int unavailable = 0;
     int conflicts = 0;
-    boolean[] successorParked = new boolean[1];
     while (true) {
-      Outcome outcome;
+      Decision decision;
       try {
-        outcome = tx(conn -> applyIn(conn, event, m.origin(), successorParked));
+        decision = tx(conn -> applyIn(conn, event, m.origin()));
       } catch (AlreadyProcessed seen) {
-        outcome = Outcome.DUPLICATE; // the slow path's verdict too: its id was applied before
+        decision = new Decision(Outcome.DUPLICATE, false); // as the slow path: applied before
       } catch (Refused refused) {
         return deadLetter(m, event, refused.reason, refused.getMessage(), attempts + 1, stopping);
       } catch (FaultInjector.SimulatedCrash crash) {
@@ -278,12 +326,13 @@ public final class InboxProcessor {
         }
         continue;
       }
-      settle(m);
+      Outcome outcome = decision.outcome();
+      settle(m, event, outcome);
       count(outcome);
       if ((outcome == Outcome.APPLIED || outcome == Outcome.SKIPPED)
           && ordered
           && drain
-          && successorParked[0]) {
+          && decision.successorParked()) {
         drainParked(event.aggregateType(), event.aggregateId(), stopping);
       }
       return outcome;
@@ -291,26 +340,25 @@ public final class InboxProcessor {
   }
 
   /**
-   * One attempt's transaction. {@code successorParked[0]} tells the caller whether the next version
-   * of the aggregate waits in the parking (read under the position's lock, so it cannot be parked
-   * by anyone else before this commits): only then is a drain worth its transactions.
+   * What one attempt's transaction decided: the outcome, and whether the next version of the
+   * aggregate waits in the parking (read under the position's lock, so it cannot be parked by
+   * anyone else before this commits): only then is a drain worth its transactions.
    */
-  private Outcome applyIn(Connection conn, Event event, String origin, boolean[] successorParked)
-      throws SQLException {
-    successorParked[0] = false;
+  private record Decision(Outcome outcome, boolean successorParked) {}
+
+  /** One attempt's transaction. */
+  private Decision applyIn(Connection conn, Event event, String origin) throws SQLException {
     if (ordered) {
       // The common case: the position was one below; it moves (and stays locked) with the record.
       switch (store.advanceAndRecord(conn, consumer, event)) {
         case RECORDED -> {
           Outcome outcome = runHandler(conn, event);
-          successorParked[0] =
-              dialect.positionAdvanceAndRecord().isEmpty() && successorParked(conn, event);
-          return outcome;
+          return new Decision(
+              outcome,
+              dialect.positionAdvanceAndRecord().isEmpty() && successorParked(conn, event));
         }
         case RECORDED_SUCCESSOR_PARKED -> {
-          Outcome outcome = runHandler(conn, event);
-          successorParked[0] = true;
-          return outcome;
+          return new Decision(runHandler(conn, event), true);
         }
         case ALREADY_PROCESSED -> throw new AlreadyProcessed(); // same id, other version: undo
         case NOT_NEXT -> {} // decided below on the locked position
@@ -321,22 +369,22 @@ public final class InboxProcessor {
       long last =
           store.lockPosition(conn, consumer, event.aggregateType(), event.aggregateId(), initial);
       if (event.aggregateVersion() <= last) {
-        return atOrBelowPosition(conn, event, last);
+        return new Decision(atOrBelowPosition(conn, event, last), false);
       }
       if (event.aggregateVersion() > last + 1) {
         store.park(conn, consumer, event, origin);
-        return Outcome.PARKED;
+        return new Decision(Outcome.PARKED, false);
       }
     }
     if (!store.recordProcessed(conn, consumer, event)) {
-      return Outcome.DUPLICATE;
+      return new Decision(Outcome.DUPLICATE, false);
     }
     Outcome outcome = runHandler(conn, event);
     if (ordered) {
       store.updatePosition(conn, consumer, event);
-      successorParked[0] = successorParked(conn, event);
+      return new Decision(outcome, successorParked(conn, event));
     }
-    return outcome;
+    return new Decision(outcome, false);
   }
 
   /**
@@ -346,7 +394,7 @@ public final class InboxProcessor {
    * writing one aggregate, a reset sequence — and dropping it as a duplicate would lose it
    * silently.
    */
-  private Outcome atOrBelowPosition(Connection conn, Event event, long last) throws SQLException {
+  Outcome atOrBelowPosition(Connection conn, Event event, long last) throws SQLException {
     ConsumerStore.VersionProbe probe = store.probe(conn, consumer, event);
     if (probe.seen() || event.aggregateVersion() <= probe.startVersion()) {
       return Outcome.DUPLICATE;
@@ -392,6 +440,71 @@ public final class InboxProcessor {
         .isPresent();
   }
 
+  /** The handler for the event, or null when none takes it; see {@link #unsupported(Event)}. */
+  Handler handlerFor(Event event) {
+    Handler handler = handlers.getOrDefault(event.eventType(), anyType);
+    if (handler == null || event.schemaVersion() > handler.maxSchemaVersion()) {
+      return null;
+    }
+    return handler;
+  }
+
+  /** What happens to an event no handler takes: SKIPPED, or a {@link Refused} thrown. */
+  Outcome unsupported(Event event) {
+    Handler handler = handlers.getOrDefault(event.eventType(), anyType);
+    if (handler == null) {
+      return unsupported(
+          unknownTypes,
+          DeadLetterReason.UNKNOWN_EVENT_TYPE,
+          "no handler for event type '" + event.eventType() + "'");
+    }
+    return unsupported(
+        newerSchemas,
+        DeadLetterReason.UNSUPPORTED_SCHEMA_VERSION,
+        "schema version "
+            + event.schemaVersion()
+            + " of '"
+            + event.eventType()
+            + "' is newer than the handler's "
+            + handler.maxSchemaVersion());
+  }
+
+  /**
+   * Runs the handler; a refusal becomes {@link Refused}, a checked exception {@link
+   * HandlerFailure}.
+   */
+  static void call(Handler handler, Connection conn, Event event) {
+    try {
+      handler.apply(conn, event);
+    } catch (PermanentHandlerException | InvalidEventException refused) {
+      throw refused(refused);
+    } catch (RuntimeException e) {
+      throw e;
+    } catch (Exception e) {
+      throw new HandlerFailure(e);
+    }
+  }
+
+  /** Runs a batch handler on {@code events}, with the same translation as {@link #call}. */
+  static void callBatch(Handler handler, Connection conn, List<Event> events) {
+    try {
+      handler.batch().apply(conn, events);
+    } catch (PermanentHandlerException | InvalidEventException refused) {
+      throw refused(refused);
+    } catch (RuntimeException e) {
+      throw e;
+    } catch (Exception e) {
+      throw new HandlerFailure(e);
+    }
+  }
+
+  private static Refused refused(RuntimeException refused) {
+    return new Refused(
+        DeadLetterReason.HANDLER_REFUSED,
+        "handler refused the event: " + Failures.describe(refused),
+        refused);
+  }
+
   private Outcome runHandler(Connection conn, Event event) {
     Handler handler = handlers.getOrDefault(event.eventType(), anyType);
     if (handler == null) {
@@ -411,18 +524,7 @@ public final class InboxProcessor {
               + "' is newer than the handler's "
               + handler.maxSchemaVersion());
     }
-    try {
-      handler.work().apply(conn, event);
-    } catch (PermanentHandlerException | InvalidEventException refused) {
-      throw new Refused(
-          DeadLetterReason.HANDLER_REFUSED,
-          "handler refused the event: " + Failures.describe(refused),
-          refused);
-    } catch (RuntimeException e) {
-      throw e;
-    } catch (Exception e) {
-      throw new HandlerFailure(e);
-    }
+    call(handler, conn, event);
     return Outcome.APPLIED;
   }
 
@@ -453,7 +555,7 @@ public final class InboxProcessor {
   }
 
   /** Applies parked successors of an aggregate, in order, each in its own transaction. */
-  private void drainParked(String type, String id, BooleanSupplier stopping) {
+  void drainParked(String type, String id, BooleanSupplier stopping) {
     while (!stopping.getAsBoolean()) {
       Optional<ParkedEvent> next;
       try {
@@ -480,7 +582,7 @@ public final class InboxProcessor {
     }
   }
 
-  private Outcome deadLetter(
+  Outcome deadLetter(
       InboundMessage m,
       Event event,
       DeadLetterReason reason,
@@ -525,13 +627,17 @@ public final class InboxProcessor {
         }
       }
     }
-    settle(m);
+    settle(m, event, Outcome.DEAD_LETTERED);
     counters.deadLettered(reason);
     return Outcome.DEAD_LETTERED;
   }
 
-  private void settle(InboundMessage m) {
+  /** After the commit that dealt with {@code m}: the fault point, the commit hook, the ack. */
+  void settle(InboundMessage m, Event event, Outcome outcome) {
     faultInjector.reached(FaultInjector.CONSUMER_AFTER_COMMIT);
+    if (event != null) {
+      afterCommit.accept(event, outcome);
+    }
     try {
       m.acknowledge();
     } catch (RuntimeException e) {
@@ -544,7 +650,11 @@ public final class InboxProcessor {
     }
   }
 
-  private void count(Outcome outcome) {
+  void countFailedAttempt() {
+    counters.failedAttempts.increment();
+  }
+
+  void count(Outcome outcome) {
     switch (outcome) {
       case APPLIED -> counters.applied.increment();
       case DUPLICATE -> counters.duplicates.increment();
@@ -554,13 +664,13 @@ public final class InboxProcessor {
     }
   }
 
-  private static Duration unavailableDelay(int failures) {
+  static Duration unavailableDelay(int failures) {
     long millis = Math.min(MAX_UNAVAILABLE_WAIT.toMillis(), 100L << Math.min(failures, 10));
     return Duration.ofMillis(millis);
   }
 
   /** Waits {@code delay} unless stopping; false when stopping cut it short. */
-  private static boolean pause(Duration delay, BooleanSupplier stopping) {
+  static boolean pause(Duration delay, BooleanSupplier stopping) {
     long deadline = System.nanoTime() + delay.toNanos();
     while (!stopping.getAsBoolean()) {
       long left = deadline - System.nanoTime();
@@ -730,7 +840,7 @@ public final class InboxProcessor {
     return overdue;
   }
 
-  private <T> T tx(io.tandem.jdbc.TransactionWork<T, SQLException> work) throws SQLException {
+  <T> T tx(io.tandem.jdbc.TransactionWork<T, SQLException> work) throws SQLException {
     return Transactions.inTransaction(dataSource, dialect.consumerIsolation(), work);
   }
 
@@ -781,7 +891,7 @@ public final class InboxProcessor {
   }
 
   /** A checked exception from a handler, carried through the transaction helper. */
-  private static final class HandlerFailure extends RuntimeException {
+  static final class HandlerFailure extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
     HandlerFailure(Exception cause) {
@@ -952,6 +1062,7 @@ public final class InboxProcessor {
     private RetryPolicy retryPolicy = DEFAULT_RETRY_POLICY;
     private Duration gapAlertAfter = DEFAULT_GAP_ALERT_AFTER;
     private FaultInjector faultInjector = FaultInjector.NONE;
+    private BiConsumer<Event, Outcome> afterCommit = (event, outcome) -> {};
     private MeterRegistry meterRegistry = new SimpleMeterRegistry();
 
     private Builder() {}
@@ -994,7 +1105,37 @@ public final class InboxProcessor {
       if (work == null) {
         throw new IllegalArgumentException("the handler of '" + eventType + "' must not be null");
       }
-      if (handlers.putIfAbsent(eventType, new Handler(maxSchemaVersion, work)) != null) {
+      return register(eventType, new Handler(maxSchemaVersion, work, null));
+    }
+
+    /** Handles events of {@code eventType} with schema version 1, a batch at a time. */
+    public Builder onBatch(String eventType, InboxBatchWork work) {
+      return onBatch(eventType, 1, work);
+    }
+
+    /**
+     * Handles events of {@code eventType} up to schema version {@code maxSchemaVersion} with one
+     * call per batch (for bulk writes): the events of the batch that are new to the consumer and of
+     * this type, in per-aggregate version order. A single event (a parked one, a replay, a retry)
+     * comes as a list of one. See {@link InboxBatchWork}.
+     */
+    public Builder onBatch(String eventType, int maxSchemaVersion, InboxBatchWork work) {
+      if (eventType == null || eventType.isBlank()) {
+        throw new IllegalArgumentException("eventType must not be blank");
+      }
+      if (maxSchemaVersion < 1) {
+        throw new IllegalArgumentException(
+            "maxSchemaVersion of '" + eventType + "' must be at least 1, was " + maxSchemaVersion);
+      }
+      if (work == null) {
+        throw new IllegalArgumentException(
+            "the batch handler of '" + eventType + "' must not be null");
+      }
+      return register(eventType, new Handler(maxSchemaVersion, null, work));
+    }
+
+    private Builder register(String eventType, Handler handler) {
+      if (handlers.putIfAbsent(eventType, handler) != null) {
         throw new IllegalArgumentException("event type '" + eventType + "' has a handler already");
       }
       return this;
@@ -1009,7 +1150,7 @@ public final class InboxProcessor {
         throw new IllegalArgumentException(
             "onAnyEventType needs a handler and a maxSchemaVersion of at least 1");
       }
-      this.anyType = new Handler(maxSchemaVersion, work);
+      this.anyType = new Handler(maxSchemaVersion, work, null);
       return this;
     }
 
@@ -1068,6 +1209,16 @@ public final class InboxProcessor {
       return this;
     }
 
+    /**
+     * Called on the processing thread after the transaction that dealt with a decoded message
+     * committed and before the message is acknowledged, with the event and what happened to it
+     * (once per message, also in a batch). It must return quickly; default: nothing.
+     */
+    public Builder afterCommit(BiConsumer<Event, Outcome> afterCommit) {
+      this.afterCommit = afterCommit;
+      return this;
+    }
+
     /** Where {@code tandem.consumer.*} metrics go; default a private in-memory registry. */
     public Builder meterRegistry(MeterRegistry meterRegistry) {
       this.meterRegistry = meterRegistry;
@@ -1097,9 +1248,12 @@ public final class InboxProcessor {
       if (unknownTypes == null || newerSchemas == null) {
         throw new IllegalArgumentException("unsupported-event policies must not be null");
       }
-      if (retryPolicy == null || faultInjector == null || meterRegistry == null) {
+      if (retryPolicy == null
+          || faultInjector == null
+          || meterRegistry == null
+          || afterCommit == null) {
         throw new IllegalArgumentException(
-            "retryPolicy, faultInjector and meterRegistry must not be null");
+            "retryPolicy, faultInjector, afterCommit and meterRegistry must not be null");
       }
       if (gapAlertAfter == null || gapAlertAfter.isNegative() || gapAlertAfter.isZero()) {
         throw new IllegalArgumentException(

@@ -181,11 +181,16 @@ class ConsumerRunnerFailureTest {
   }
 
   private ConsumerRunner run(MessageSource source, InboxProcessor processor) {
+    return run(source, processor, ConsumerRunner.DEFAULT_MAX_BATCH);
+  }
+
+  private ConsumerRunner run(MessageSource source, InboxProcessor processor, int maxBatch) {
     ConsumerRunner runner =
         ConsumerRunner.builder()
             .source(source)
             .processor(processor)
             .concurrency(1) // every aggregate on the one lane: losing it would stop them all
+            .maxBatch(maxBatch)
             .sweepInterval(Duration.ofMillis(200))
             .build();
     runners.add(runner);
@@ -301,7 +306,8 @@ class ConsumerRunnerFailureTest {
                 })
             .build();
     TestMessage v1Message = TestMessage.of(v1);
-    ConsumerRunner first = run(new ListSource(List.of(TestMessage.of(v2), v1Message)), dying);
+    // one message per transaction: in one batch v1 and v2 would be applied together, in order
+    ConsumerRunner first = run(new ListSource(List.of(TestMessage.of(v2), v1Message)), dying, 1);
 
     Awaitility.await().atMost(WAIT).until(() -> !first.isRunning());
     assertThat(invoices()).as("v1 committed, v2 still parked").containsExactly("o-1#1");

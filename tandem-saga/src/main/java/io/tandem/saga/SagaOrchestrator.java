@@ -12,6 +12,7 @@ import io.tandem.core.TandemException;
 import io.tandem.core.Tracing;
 import io.tandem.core.json.Json;
 import io.tandem.inbox.InboxProcessor;
+import io.tandem.inbox.Outcome;
 import io.tandem.jdbc.Dialect;
 import io.tandem.jdbc.JdbcException;
 import io.tandem.jdbc.Transactions;
@@ -32,7 +33,9 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -94,9 +97,10 @@ public final class SagaOrchestrator implements AutoCloseable {
   private final MeterRegistry meters;
   private final Tracing tracing = Tracing.get();
   private Thread timer; // guarded by this
-  // Whether this thread's last reply moved its saga on: the consumer's commit that follows is a
-  // step transition (a duplicate or a stale reply commits too, and is not one).
-  private final ThreadLocal<Boolean> replyMoved = ThreadLocal.withInitial(() -> false);
+  // Replies whose handler moved their saga on: the consumer's commit of such a reply is a step
+  // transition (a duplicate or a stale reply commits too, and is not one). The inbox's afterCommit
+  // hook takes each one out once its transaction committed (several may share one batch commit).
+  private final Set<UUID> repliesMoved = ConcurrentHashMap.newKeySet();
   private volatile boolean closed;
 
   private SagaOrchestrator(Builder b) {
@@ -120,10 +124,10 @@ public final class SagaOrchestrator implements AutoCloseable {
             .consumer(name)
             .ordered(false) // replies carry their step and attempt; stale ones are recognised
             .onAnyEventType(Integer.MAX_VALUE, (conn, reply) -> onReply(conn, reply))
-            .faultInjector(
-                point -> {
-                  b.faultInjector.reached(point);
-                  if (point.equals(FaultInjector.CONSUMER_AFTER_COMMIT) && takeReplyMoved()) {
+            .faultInjector(b.faultInjector)
+            .afterCommit(
+                (reply, outcome) -> {
+                  if (repliesMoved.remove(reply.eventId()) && outcome == Outcome.APPLIED) {
                     b.faultInjector.reached(FaultInjector.ORCHESTRATOR_AFTER_STEP);
                   }
                 })
@@ -225,14 +229,8 @@ public final class SagaOrchestrator implements AutoCloseable {
 
   // ---- replies --------------------------------------------------------------------------------
 
-  private boolean takeReplyMoved() {
-    boolean moved = replyMoved.get();
-    replyMoved.set(false);
-    return moved;
-  }
-
   private void onReply(Connection conn, Event reply) throws SQLException {
-    replyMoved.set(false);
+    repliesMoved.remove(reply.eventId()); // a retried reply: only this attempt's result counts
     UUID sagaId = SagaHeaders.sagaId(reply);
     UUID commandId = UUID.fromString(SagaHeaders.required(reply, SagaHeaders.COMMAND_ID));
     boolean succeeded = reply.eventType().equals(SagaHeaders.SUCCEEDED);
@@ -283,7 +281,7 @@ public final class SagaOrchestrator implements AutoCloseable {
       return;
     }
     save(conn, row, next, now);
-    replyMoved.set(true);
+    repliesMoved.add(reply.eventId());
   }
 
   private SagaRow merge(SagaRow row, Event reply) {

@@ -12,7 +12,9 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.Queue;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -89,17 +91,30 @@ final class LoopbackBus implements Transport {
     return held.size();
   }
 
+  private final Map<String, Queue<Event>> pending = new ConcurrentHashMap<>();
+
   private void deliver(Event e) {
     InboxProcessor processor = routes.get(e.aggregateType());
     if (processor == null) {
       throw new IllegalStateException("no route for " + e.aggregateType());
     }
+    Queue<Event> queue =
+        pending.computeIfAbsent(e.aggregateType(), t -> new ConcurrentLinkedQueue<>());
+    queue.add(e);
     lanes
         .computeIfAbsent(e.aggregateType(), t -> Executors.newSingleThreadExecutor())
         .execute(
             () -> {
+              // what has arrived for this route, in one batch (as a consumer runner's lane does)
+              List<InboundMessage> batch = new ArrayList<>();
+              for (Event next = queue.poll(); next != null; next = queue.poll()) {
+                batch.add(message(next));
+              }
+              if (batch.isEmpty()) {
+                return; // an earlier task took it
+              }
               try {
-                processor.process(message(e));
+                processor.process(batch);
               } catch (FaultInjector.SimulatedCrash crash) {
                 // the consumer "died" after its commit: a broker would redeliver to the group's
                 // next member, whose inbox would see a duplicate; the committed work stands
