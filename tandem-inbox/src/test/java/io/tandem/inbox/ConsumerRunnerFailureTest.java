@@ -230,7 +230,11 @@ class ConsumerRunnerFailureTest {
     InboxProcessor processor = processor().build();
     ConsumerRunner runner = run(new ListSource(List.of(recursing, next, other)), processor);
 
-    Awaitility.await().atMost(WAIT).until(() -> other.acks.get() == 1);
+    // In one batch the other aggregate commits and is acknowledged first; the failing message's
+    // retries and its parked successor settle after it: wait for all three.
+    Awaitility.await()
+        .atMost(WAIT)
+        .until(() -> other.acks.get() == 1 && recursing.acks.get() == 1 && next.acks.get() == 1);
 
     assertThat(recursing.acks.get()).as("dead-lettered, then acknowledged").isEqualTo(1);
     assertThat(processor.failedAttempts()).as("counted, each attempt").isEqualTo(3);
@@ -254,7 +258,7 @@ class ConsumerRunnerFailureTest {
     InboxProcessor processor = processor().build();
     ConsumerRunner runner = run(new ListSource(List.of(brittle, after)), processor);
 
-    Awaitility.await().atMost(WAIT).until(() -> after.acks.get() == 1);
+    Awaitility.await().atMost(WAIT).until(() -> after.acks.get() == 1 && brittle.acks.get() == 1);
 
     assertThat(brittle.acks.get())
         .as("acknowledged on the lane's second attempt (a duplicate by then)")
@@ -273,7 +277,8 @@ class ConsumerRunnerFailureTest {
     InboxProcessor processor = processor().build();
     ConsumerRunner runner = run(new ListSource(List.of(hopeless, after)), processor);
 
-    Awaitility.await().atMost(WAIT).until(() -> after.acks.get() == 1);
+    // The other aggregate settles with the batch; the hopeless message after its lane's retries.
+    Awaitility.await().atMost(WAIT).until(() -> after.acks.get() == 1 && hopeless.acks.get() == 1);
 
     assertThat(runner.laneFailures()).isEqualTo(3);
     assertThat(hopeless.acks.get()).as("settled after its dead letter").isEqualTo(1);

@@ -164,6 +164,15 @@ final class InMemoryBroker {
       };
     }
 
+    /** Not handed out yet, handed back, and handed to this source but not acknowledged. */
+    @Override
+    public java.util.OptionalLong lag() {
+      synchronized (InMemoryBroker.this) {
+        long waiting = logs.getOrDefault(group.type, List.of()).size() - group.next;
+        return java.util.OptionalLong.of(waiting + group.returned.size() + unacked.size());
+      }
+    }
+
     @Override
     public boolean isRunning() {
       return thread != null && thread.isAlive();
