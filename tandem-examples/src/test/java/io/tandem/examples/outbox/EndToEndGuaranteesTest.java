@@ -9,6 +9,7 @@ import io.tandem.core.spi.MessageSink;
 import io.tandem.core.spi.MessageSource;
 import io.tandem.inbox.ConsumerRunner;
 import io.tandem.inbox.InboxProcessor;
+import io.tandem.inbox.Outcome;
 import io.tandem.jdbc.Migrations;
 import io.tandem.jdbc.Transactions;
 import io.tandem.kafka.KafkaMessageSource;
@@ -258,7 +259,6 @@ class EndToEndGuaranteesTest {
     UUID poisoned = events.get(2).eventId();
     AtomicInteger failuresLeft = new AtomicInteger(3);
     List<UUID> applied = new CopyOnWriteArrayList<>();
-    ThreadLocal<UUID> applying = new ThreadLocal<>(); // read by afterApplied, after the commit
     String group = "offsets-" + topic;
     InboxProcessor inbox =
         InboxProcessor.builder()
@@ -277,16 +277,17 @@ class EndToEndGuaranteesTest {
                   if (ev.eventId().equals(poisoned) && failuresLeft.getAndDecrement() > 0) {
                     throw new SQLException("side effect failed", "40001");
                   }
-                  applying.set(ev.eventId());
+                })
+            // After the commit, once per message (also in a batch), in the order applied.
+            .afterCommit(
+                (ev, outcome) -> {
+                  if (outcome == Outcome.APPLIED) {
+                    applied.add(ev.eventId());
+                  }
                 })
             .build();
     ConsumerRunner consumer =
-        closing(
-            ConsumerRunner.builder()
-                .source(source(group))
-                .processor(inbox)
-                .afterApplied(() -> applied.add(applying.get()))
-                .build());
+        closing(ConsumerRunner.builder().source(source(group)).processor(inbox).build());
     consumer.start();
 
     long maxCommittedWhileFailing = -1;
