@@ -4,6 +4,7 @@ import io.tandem.core.Event;
 import io.tandem.core.Redaction;
 import io.tandem.inbox.ConsumerRunner;
 import io.tandem.inbox.InboxProcessor;
+import io.tandem.inbox.Outcome;
 import io.tandem.kafka.KafkaMessageSource;
 import io.tandem.kafka.KafkaTransport;
 import io.tandem.kafka.TopicRouter;
@@ -156,7 +157,6 @@ public final class PipelineBenchmark {
     String topic = "bench." + run + ".pipeline-" + name;
     KafkaBroker.external(bootstrap, kafkaClient).createTopic(topic, PARTITIONS);
     Map<UUID, Long> applied = new ConcurrentHashMap<>();
-    ThreadLocal<UUID> handling = new ThreadLocal<>();
     try (BenchDatabase orders = new BenchDatabase(postgres, "bench_pipe_orders", WRITERS + 4);
         BenchDatabase billing = new BenchDatabase(postgres, "bench_pipe_billing", LANES + 2);
         KafkaTransport transport =
@@ -172,11 +172,13 @@ public final class PipelineBenchmark {
           InboxProcessor.builder()
               .dataSource(billing.pool)
               .consumer("billing")
-              .on(
-                  "OrderPlaced",
-                  (Connection c, Event e) -> {
-                    invoice(c, e);
-                    handling.set(e.eventId());
+              .on("OrderPlaced", (Connection c, Event e) -> invoice(c, e))
+              // After each message's commit (once per message, also in a batch).
+              .afterCommit(
+                  (e, outcome) -> {
+                    if (outcome == Outcome.APPLIED) {
+                      applied.put(e.eventId(), System.nanoTime());
+                    }
                   })
               .build();
       OutboxRelay relay =
@@ -185,8 +187,6 @@ public final class PipelineBenchmark {
               .transport(transport)
               .relayId("bench-pipeline-" + run)
               .build();
-      // The runner calls afterApplied on the lane's thread right after the message's commit: the
-      // event that thread handled last is the one just committed.
       ConsumerRunner runner =
           ConsumerRunner.builder()
               .source(
@@ -199,7 +199,6 @@ public final class PipelineBenchmark {
                       .build())
               .processor(processor)
               .concurrency(LANES)
-              .afterApplied(() -> applied.put(handling.get(), System.nanoTime()))
               .build();
       relay.start();
       runner.start();

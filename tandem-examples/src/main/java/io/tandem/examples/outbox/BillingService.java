@@ -4,11 +4,13 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.tandem.core.Event;
 import io.tandem.inbox.InboxProcessor;
+import io.tandem.inbox.Outcome;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.UUID;
+import java.util.function.Consumer;
 import javax.sql.DataSource;
 
 /**
@@ -21,13 +23,19 @@ public final class BillingService {
   public static final String CONSUMER = "billing";
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  /** The event this thread invoiced last: read right after the commit, for the demo's latency. */
-  private static final ThreadLocal<UUID> LAST_INVOICED = new ThreadLocal<>();
-
   private final DataSource dataSource;
   private final InboxProcessor processor;
 
   public BillingService(DataSource dataSource) {
+    this(dataSource, eventId -> {});
+  }
+
+  /**
+   * With {@code invoiced} told of each event id once its invoice committed (after the commit,
+   * before the acknowledgement; once per event, also when a batch applied several), for the demo's
+   * latency.
+   */
+  public BillingService(DataSource dataSource, Consumer<UUID> invoiced) {
     this.dataSource = dataSource;
     this.processor =
         InboxProcessor.builder()
@@ -37,6 +45,12 @@ public final class BillingService {
             // there is no per-aggregate order to keep: the inbox alone stops duplicates.
             .ordered(false)
             .on(OrderService.ORDER_CONFIRMED, BillingService::invoice)
+            .afterCommit(
+                (event, outcome) -> {
+                  if (outcome == Outcome.APPLIED) {
+                    invoiced.accept(event.eventId());
+                  }
+                })
             .build();
   }
 
@@ -70,19 +84,10 @@ public final class BillingService {
       ps.setObject(3, event.eventId());
       ps.executeUpdate();
     }
-    LAST_INVOICED.set(event.eventId());
   }
 
   /** Applies deliveries: one invoice per event id; a duplicate changes nothing. */
   public InboxProcessor processor() {
     return processor;
-  }
-
-  /**
-   * The event the calling thread invoiced last. A runner's {@code afterApplied} callback runs on
-   * the thread that applied the message, right after its commit: there, this is that message.
-   */
-  public static UUID lastInvoicedOnThisThread() {
-    return LAST_INVOICED.get();
   }
 }

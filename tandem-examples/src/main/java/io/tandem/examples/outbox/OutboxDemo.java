@@ -128,7 +128,7 @@ public final class OutboxDemo {
     Migrations.migrate(ordersDs);
     Migrations.migrate(billingDs);
     OrderService orders = new OrderService(ordersDs);
-    BillingService billing = new BillingService(billingDs);
+    BillingService billing = new BillingService(billingDs, this::noteLatency);
     orders.createSchema();
     billing.createSchema();
     int crashOrders = settings.relayCrashes() == 0 ? 0 : CRASH_BATCH;
@@ -168,7 +168,6 @@ public final class OutboxDemo {
                 .source(source)
                 .processor(billing.processor())
                 .concurrency(CONSUMER_LANES)
-                .afterApplied(() -> noteLatency(BillingService.lastInvoicedOnThisThread()))
                 .build()) {
       consumer.start();
       awaitAssignment(source);
