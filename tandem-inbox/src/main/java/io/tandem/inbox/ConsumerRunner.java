@@ -580,6 +580,10 @@ public final class ConsumerRunner implements AutoCloseable {
      * database in the same process: what the handler appended to the outbox then leaves at once
      * instead of at the relay's next poll (MariaDB, or PostgreSQL without notifications). It must
      * return quickly; an exception it throws is logged and changes nothing. Default: nothing.
+     *
+     * <p>It runs after the commit of the message's batch, once per applied message, so a
+     * thread-local a handler set names only the batch's last event: to know which event was
+     * applied, use {@link InboxProcessor.Builder#afterCommit} (event and outcome).
      */
     public Builder afterApplied(Runnable afterApplied) {
       this.afterApplied = afterApplied;
