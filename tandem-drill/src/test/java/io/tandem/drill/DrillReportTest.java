@@ -76,8 +76,10 @@ class DrillReportTest {
 
   @Test
   void namesResolveInCatalogOrderAndUnknownOnesAreRefused() {
-    assertThat(DrillRunner.resolve(List.of())).hasSize(11).startsWith("service-crash-after-commit");
-    assertThat(DrillRunner.resolve(List.of("all"))).hasSize(11);
+    assertThat(DrillRunner.resolve(List.of())).hasSize(13).startsWith("service-crash-after-commit");
+    assertThat(DrillRunner.resolve(List.of("all")))
+        .hasSize(13)
+        .contains("broker-failover", "database-failover");
     assertThat(DrillRunner.resolve(List.of("out-of-order", "relay-crash-after-ack")))
         .containsExactly("relay-crash-after-ack", "out-of-order");
     assertThatThrownBy(() -> DrillRunner.resolve(List.of("relay-crash")))
@@ -94,5 +96,8 @@ class DrillReportTest {
         .hasMessageContaining("--outage");
     assertThatThrownBy(() -> ok.withServers("jdbc:mariadb://x/y", null))
         .hasMessageContaining("--jdbc-url");
+    assertThatThrownBy(() -> ok.withKafkaCluster(2)).hasMessageContaining("--kafka-cluster");
+    assertThatThrownBy(() -> ok.withServers(null, "k:9092").withKafkaCluster(3))
+        .hasMessageContaining("--kafka-bootstrap");
   }
 }
