@@ -371,18 +371,19 @@ public final class ConsumerRunner implements AutoCloseable {
     } catch (InboxBatch.Unsettled unsettled) {
       // committed; these few failed after the commit (settling them): each goes on alone
       notifyApplied(java.util.Arrays.asList(unsettled.outcomes));
-      for (int i : unsettled.indices) {
+      for (int k = 0; k < unsettled.indices.size(); k++) {
         laneFailures.increment();
-        Decoded d = batch.get(i);
+        Decoded d = batch.get(unsettled.indices.get(k));
+        Throwable cause = unsettled.failures.get(k);
         LOG.error(
             "consumer {}: settling {} failed after its batch committed; retrying it alone",
             processor.consumer(),
             d.message().origin(),
-            unsettled.getSuppressed().length > 0 ? unsettled.getSuppressed()[0] : unsettled);
+            cause);
         if (processor.mayRetry(1) && sleep(processor.retryDelay(1))) {
           processOrDeadLetter(d, 1);
         } else if (!stopping) {
-          deadLetter(d, unsettled.getSuppressed()[0], 1);
+          deadLetter(d, cause, 1);
         }
       }
       return;

@@ -177,6 +177,9 @@ final class InboxBatch {
     final transient Outcome[] outcomes;
     final List<Integer> indices = new ArrayList<>();
 
+    /** The failure of each message of {@link #indices}, in the same order. */
+    final transient List<Throwable> failures = new ArrayList<>();
+
     Unsettled(Outcome[] outcomes) {
       super("messages of a committed batch could not be settled", null, false, false);
       this.outcomes = outcomes;
@@ -184,25 +187,23 @@ final class InboxBatch {
 
     void add(int index, Throwable failure) {
       indices.add(index);
-      addSuppressed(failure);
+      failures.add(failure);
     }
   }
 
   private Outcome alone(Entry e, BooleanSupplier stopping) {
-    {
-      if (stopping.getAsBoolean()) {
-        return Outcome.ABANDONED;
-      } else if (e.refused != null) {
-        return p.deadLetter(
-            e.decoded.message(),
-            e.event,
-            e.refused.reason,
-            e.refused.getMessage(),
-            e.failedAttempts + 1,
-            stopping);
-      } else {
-        return p.process(e.decoded, stopping, true, e.failedAttempts);
-      }
+    if (stopping.getAsBoolean()) {
+      return Outcome.ABANDONED;
+    } else if (e.refused != null) {
+      return p.deadLetter(
+          e.decoded.message(),
+          e.event,
+          e.refused.reason,
+          e.refused.getMessage(),
+          e.failedAttempts + 1,
+          stopping);
+    } else {
+      return p.process(e.decoded, stopping, true, e.failedAttempts);
     }
   }
 

@@ -293,6 +293,32 @@ class ConsumerRunnerFailureTest {
     assertThat(runner.isRunning()).isTrue();
   }
 
+  /**
+   * A message whose settling fails after its batch committed, with no retry left: dead-lettered
+   * with its own failure (the batch's record of failures must keep it), and the lane goes on.
+   */
+  @Test
+  void aBatchMateThatCannotBeSettledWithNoRetryLeftIsDeadLetteredWithItsOwnFailure()
+      throws Exception {
+    BrittleMessage hopeless = new BrittleMessage(event("o-1", 1, "OrderPlaced"), 1);
+    TestMessage after = TestMessage.of(event("o-2", 1, "OrderPlaced"));
+    InboxProcessor processor =
+        processor()
+            .retryPolicy(RetryPolicy.builder().base(Duration.ofMillis(1)).maxAttempts(1).build())
+            .build();
+    ConsumerRunner runner = run(new ListSource(List.of(hopeless, after)), processor);
+
+    Awaitility.await()
+        .atMost(WAIT)
+        .until(() -> !processor.deadLetters(DeadLetterStatus.DEAD, 0, 10).isEmpty());
+
+    assertThat(processor.deadLetters(DeadLetterStatus.DEAD, 0, 10))
+        .singleElement()
+        .satisfies(d -> assertThat(d.reason()).contains("LinkageError"));
+    assertThat(after.acks.get()).isEqualTo(1);
+    assertThat(runner.isRunning()).isTrue();
+  }
+
   @Test
   void aConsumerKilledBetweenApplyingAVersionAndItsParkedSuccessorLeavesItToTheNextRunner()
       throws Exception {
