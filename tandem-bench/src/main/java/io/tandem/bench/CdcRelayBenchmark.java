@@ -1,7 +1,9 @@
 package io.tandem.bench;
 
+import io.tandem.cdc.CdcOperations;
 import io.tandem.cdc.CdcRelay;
 import io.tandem.core.spi.Transport;
+import io.tandem.jdbc.JdbcException;
 import io.tandem.kafka.KafkaTransport;
 import io.tandem.kafka.TopicRouter;
 import io.tandem.outbox.OutboxRelay;
@@ -148,22 +150,20 @@ public final class CdcRelayBenchmark {
     };
   }
 
+  /** Drops the run's slot once the closed relay's stream has let go of it (within 20 s). */
   private static void dropSlot(BenchDatabase db, String slot) throws Exception {
+    CdcOperations operations = new CdcOperations(db.pool);
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
     while (true) {
-      try (Connection c = db.pool.getConnection();
-          Statement s = c.createStatement();
-          ResultSet rs =
-              s.executeQuery(
-                  "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots"
-                      + " WHERE slot_name = '"
-                      + slot
-                      + "' AND NOT active")) {
-        if (rs.next() || System.nanoTime() > deadline) {
-          return;
+      try {
+        operations.dropSlot(slot);
+        return;
+      } catch (JdbcException stillActive) {
+        if (System.nanoTime() > deadline) {
+          throw stillActive;
         }
+        TimeUnit.MILLISECONDS.sleep(200);
       }
-      TimeUnit.MILLISECONDS.sleep(200);
     }
   }
 

@@ -4,6 +4,7 @@ import io.tandem.testkit.internal.ClusterReadiness;
 import io.tandem.testkit.internal.ExitCleanup;
 import io.tandem.testkit.internal.FreePorts;
 import io.tandem.testkit.internal.KraftNode;
+import io.tandem.testkit.internal.Signals;
 import io.tandem.testkit.internal.TemporaryDirectory;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -223,17 +224,7 @@ public final class KafkaCluster implements AutoCloseable {
     if (p == null) {
       throw new IllegalStateException("Kafka node " + id + " is not running");
     }
-    try {
-      Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(p.pid())).start();
-      if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
-        throw new IllegalStateException("kill -" + signal + " " + p.pid() + " failed");
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted", e);
-    }
+    Signals.send(signal, p.pid());
   }
 
   /**

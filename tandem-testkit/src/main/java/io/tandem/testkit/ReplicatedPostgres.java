@@ -3,9 +3,9 @@ package io.tandem.testkit;
 import io.tandem.testkit.internal.ExitCleanup;
 import io.tandem.testkit.internal.FreePorts;
 import io.tandem.testkit.internal.Postmaster;
+import io.tandem.testkit.internal.Signals;
 import io.tandem.testkit.internal.TemporaryDirectory;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -173,32 +173,18 @@ public final class ReplicatedPostgres implements AutoCloseable {
         queryLong(
             primaryJdbcUrl(),
             "SELECT pid FROM pg_stat_replication WHERE application_name = '" + STANDBY_NAME + "'");
-    signal("STOP", walSenderPid);
+    Signals.send("STOP", walSenderPid);
   }
 
   /** Lets a {@link #pauseStandby() paused} WAL sender go on (SIGCONT). */
   public synchronized void resumeStandby() {
     if (walSenderPid >= 0) {
-      signal("CONT", walSenderPid);
+      Signals.send("CONT", walSenderPid);
       walSenderPid = -1;
     }
   }
 
   private long walSenderPid = -1;
-
-  private static void signal(String signal, long pid) {
-    try {
-      Process p = new ProcessBuilder("kill", "-" + signal, Long.toString(pid)).start();
-      if (!p.waitFor(10, TimeUnit.SECONDS) || p.exitValue() != 0) {
-        throw new IllegalStateException("kill -" + signal + " " + pid + " failed");
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted", e);
-    }
-  }
 
   /**
    * Loses the primary and promotes the standby: every process of the primary is killed with SIGKILL

@@ -65,7 +65,7 @@ public final class Postmaster {
    */
   public void signalAndWait(String signal) {
     long pid = pid();
-    run(List.of("kill", "-" + signal, Long.toString(pid)), "send SIG" + signal + " to " + pid);
+    Signals.send(signal, pid);
     awaitExit(pid);
   }
 
@@ -114,21 +114,6 @@ public final class Postmaster {
           .start();
     } catch (IOException e) {
       throw new IllegalStateException("Cannot start PostgreSQL: " + e.getMessage(), e);
-    }
-  }
-
-  private static void run(List<String> command, String what) {
-    try {
-      Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-      String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-      if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
-        throw new IllegalStateException("Cannot " + what + ": " + out.trim());
-      }
-    } catch (IOException e) {
-      throw new IllegalStateException("Cannot " + what + ": " + e.getMessage(), e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted: " + what, e);
     }
   }
 
