@@ -81,44 +81,13 @@ final class SagaDrill {
                 },
                 wait);
         long recovery = settled ? (System.nanoTime() - faultAt) / 1_000_000 : -1;
-        Map<SagaStatus, Long> end = system.statusCounts();
-        CheckoutInvariants inv = system.invariants();
-        long published = publishedCommands(system.orchestratorJdbcUrl());
-        long notEnded = sagas - ended(end);
-        detail.add(
-            "sagas: "
-                + end.get(SagaStatus.COMPLETED)
-                + " completed, "
-                + end.get(SagaStatus.COMPENSATED)
-                + " compensated, "
-                + notEnded
-                + " not ended (counted as lost); invariant violations (money, stock, order"
-                + " state) are counted as duplicate side effects: "
-                + inv.violationCount());
-        detail.add("duplicates delivered and order violations are not measured for sagas (0)");
-        inv.violations().forEach(v -> detail.add("invariant: " + v));
-        List<String> failures = new ArrayList<>();
-        if (!fired) {
-          failures.add("the fault did not happen as planned, so nothing was proven");
-        }
-        if (notEnded > 0) {
-          failures.add(notEnded + " saga(s) did not reach a terminal state");
-        }
-        if (!inv.ok()) {
-          failures.add(inv.violationCount() + " invariant violation(s)");
-        }
-        failures.forEach(f -> detail.add("FAIL: " + f));
-        return new DrillResult(
+        return verdict(
             name,
-            failures.isEmpty() ? DrillResult.Verdict.PASS : DrillResult.Verdict.FAIL,
+            system,
             sagas,
-            published,
-            ended(end),
-            0,
-            inv.violationCount(),
-            notEnded,
-            0,
+            publishedCommands(system.orchestratorJdbcUrl()),
             recovery,
+            fired,
             detail);
       } finally {
         first.close();
@@ -127,6 +96,59 @@ final class SagaDrill {
         }
       }
     }
+  }
+
+  /**
+   * Reads the checkout's sagas and invariants and judges them: every saga ended (the others count
+   * as lost), no invariant violated (counted as duplicate side effects), the fault happened.
+   */
+  static DrillResult verdict(
+      String name,
+      CheckoutSystem system,
+      int sagas,
+      long published,
+      long recoveryMs,
+      boolean faultHappened,
+      List<String> detail)
+      throws Exception {
+    Map<SagaStatus, Long> end = system.statusCounts();
+    CheckoutInvariants inv = system.invariants();
+    long notEnded = sagas - ended(end);
+    detail.add(
+        "sagas: "
+            + end.getOrDefault(SagaStatus.COMPLETED, 0L)
+            + " completed, "
+            + end.getOrDefault(SagaStatus.COMPENSATED, 0L)
+            + " compensated, "
+            + notEnded
+            + " not ended (counted as lost); invariant violations (money, stock, order"
+            + " state) are counted as duplicate side effects: "
+            + inv.violationCount());
+    detail.add("duplicates delivered and order violations are not measured for sagas (0)");
+    inv.violations().forEach(v -> detail.add("invariant: " + v));
+    List<String> failures = new ArrayList<>();
+    if (!faultHappened) {
+      failures.add("the fault did not happen as planned, so nothing was proven");
+    }
+    if (notEnded > 0) {
+      failures.add(notEnded + " saga(s) did not reach a terminal state");
+    }
+    if (!inv.ok()) {
+      failures.add(inv.violationCount() + " invariant violation(s)");
+    }
+    failures.forEach(f -> detail.add("FAIL: " + f));
+    return new DrillResult(
+        name,
+        failures.isEmpty() ? DrillResult.Verdict.PASS : DrillResult.Verdict.FAIL,
+        sagas,
+        published,
+        ended(end),
+        0,
+        inv.violationCount(),
+        notEnded,
+        0,
+        recoveryMs,
+        detail);
   }
 
   /**

@@ -2,10 +2,8 @@ package io.tandem.drill;
 
 import io.tandem.examples.checkout.CheckoutDemo;
 import io.tandem.examples.checkout.CheckoutDemoSettings;
-import io.tandem.examples.checkout.CheckoutInvariants;
 import io.tandem.examples.checkout.CheckoutSystem;
 import io.tandem.examples.checkout.OrchestratorMain;
-import io.tandem.saga.SagaStatus;
 import io.tandem.testkit.JvmProcess;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -14,7 +12,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
@@ -242,40 +239,8 @@ public final class Soak {
             },
             drill.timeout());
     long recovery = settled ? (System.nanoTime() - faultsEnded) / 1_000_000 : -1;
-    Map<SagaStatus, Long> counts = checkout.statusCounts();
-    CheckoutInvariants inv = checkout.invariants();
-    long notEnded = sagas - SagaDrill.ended(counts);
-    List<String> detail = new ArrayList<>(base);
-    detail.add(
-        "sagas: "
-            + counts.getOrDefault(SagaStatus.COMPLETED, 0L)
-            + " completed, "
-            + counts.getOrDefault(SagaStatus.COMPENSATED, 0L)
-            + " compensated, "
-            + notEnded
-            + " not ended (counted as lost); invariant violations counted as duplicate side"
-            + " effects: "
-            + inv.violationCount());
-    inv.violations().forEach(v -> detail.add("invariant: " + v));
-    boolean ok = notEnded == 0 && inv.ok();
-    if (notEnded > 0) {
-      detail.add("FAIL: " + notEnded + " saga(s) did not reach a terminal state");
-    }
-    if (!inv.ok()) {
-      detail.add("FAIL: " + inv.violationCount() + " invariant violation(s)");
-    }
-    return new DrillResult(
-        "soak-checkout",
-        ok ? DrillResult.Verdict.PASS : DrillResult.Verdict.FAIL,
-        sagas,
-        0,
-        SagaDrill.ended(counts),
-        0,
-        inv.violationCount(),
-        notEnded,
-        0,
-        recovery,
-        detail);
+    return SagaDrill.verdict(
+        "soak-checkout", checkout, sagas, 0, recovery, true, new ArrayList<>(base));
   }
 
   private static DrillResult rename(DrillResult r, String name) {
