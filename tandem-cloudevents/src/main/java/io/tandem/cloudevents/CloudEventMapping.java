@@ -206,7 +206,7 @@ public final class CloudEventMapping {
       return Time.writeTime(OffsetDateTime.ofInstant(instant, ZoneOffset.UTC));
     }
     long day = Math.floorDiv(epochSecond, 86_400);
-    int secondOfDay = (int) Math.floorMod(epochSecond, 86_400);
+    int secondOfDay = Math.floorMod(epochSecond, 86_400);
     LocalDate date = LocalDate.ofEpochDay(day);
     StringBuilder text = new StringBuilder(30);
     pad(text, date.getYear(), 4).append('-');
