@@ -206,6 +206,26 @@ public final class PostgresCdcDialect implements CdcDialect {
   /** Parameters: slot. */
   public static final String DROP_SLOT = "SELECT pg_drop_replication_slot(?)";
 
+  /** The server's WAL write position. */
+  public static final String CURRENT_LSN = "SELECT pg_current_wal_lsn()::text";
+
+  /** Ends the client streaming from a slot, if any. Parameters: slot. */
+  public static final String END_SLOT_CLIENT =
+      """
+      SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots
+       WHERE slot_name = ? AND active_pid IS NOT NULL
+      """;
+
+  /** Drops a slot unless a client streams from it; a row if it was dropped. Parameters: slot. */
+  public static final String DROP_INACTIVE_SLOT =
+      """
+      SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots
+       WHERE slot_name = ? AND NOT active
+      """;
+
+  /** Parameters: slot. */
+  public static final String SLOT_EXISTS = "SELECT 1 FROM pg_replication_slots WHERE slot_name = ?";
+
   @Override
   public Dialect jdbc() {
     return PostgresDialect.INSTANCE;
