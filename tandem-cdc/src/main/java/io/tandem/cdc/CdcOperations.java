@@ -3,6 +3,7 @@ package io.tandem.cdc;
 import io.tandem.cdc.internal.CdcDialect;
 import io.tandem.cdc.internal.MariaDbCdcDialect;
 import io.tandem.cdc.internal.PostgresCdcDialect;
+import io.tandem.cdc.internal.PostgresReplicationSql;
 import io.tandem.cdc.internal.StreamPosition;
 import io.tandem.jdbc.Dialect;
 import io.tandem.jdbc.JdbcException;
@@ -88,7 +89,7 @@ public final class CdcOperations {
   public boolean createPublication(String publication) {
     PostgresCdcDialect.identifier("publication", publication);
     try (Connection c = dataSource.getConnection()) {
-      try (PreparedStatement ps = c.prepareStatement(PostgresCdcDialect.PUBLICATION)) {
+      try (PreparedStatement ps = c.prepareStatement(PostgresReplicationSql.PUBLICATION)) {
         ps.setString(1, publication);
         try (ResultSet rs = ps.executeQuery()) {
           if (rs.next()) {
@@ -97,7 +98,7 @@ public final class CdcOperations {
         }
       }
       try (Statement s = c.createStatement()) {
-        s.execute(PostgresCdcDialect.createPublication(publication));
+        s.execute(PostgresReplicationSql.createPublication(publication));
       }
       if (!c.getAutoCommit()) {
         c.commit();
@@ -112,7 +113,7 @@ public final class CdcOperations {
   public void dropSlot(String slot) {
     PostgresCdcDialect.identifier("slot", slot);
     try (Connection c = dataSource.getConnection();
-        PreparedStatement ps = c.prepareStatement(PostgresCdcDialect.DROP_SLOT)) {
+        PreparedStatement ps = c.prepareStatement(PostgresReplicationSql.DROP_SLOT)) {
       ps.setString(1, slot);
       ps.execute();
     } catch (SQLException e) {
@@ -132,9 +133,9 @@ public final class CdcOperations {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (true) {
       try (Connection c = dataSource.getConnection()) {
-        run(c, PostgresCdcDialect.END_SLOT_CLIENT, slot);
-        run(c, PostgresCdcDialect.DROP_INACTIVE_SLOT, slot);
-        if (!run(c, PostgresCdcDialect.SLOT_EXISTS, slot)) {
+        run(c, PostgresReplicationSql.END_SLOT_CLIENT, slot);
+        run(c, PostgresReplicationSql.DROP_INACTIVE_SLOT, slot);
+        if (!run(c, PostgresReplicationSql.SLOT_EXISTS, slot)) {
           return true;
         }
       } catch (SQLException e) {

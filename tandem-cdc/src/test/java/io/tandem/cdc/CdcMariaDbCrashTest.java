@@ -123,8 +123,9 @@ class CdcMariaDbCrashTest {
         count(
             database.dataSource(), "SELECT count(*) FROM tandem_outbox WHERE published_at IS NULL");
 
-    try (JvmProcess again =
-        JvmProcess.start(dir, "relay-again", List.of(), CdcRelayMain.class.getName(), args)) {
+    JvmProcess again =
+        JvmProcess.start(dir, "relay-again", List.of(), CdcRelayMain.class.getName(), args);
+    try {
       again.awaitOutput(CdcRelayMain.STARTED, Duration.ofSeconds(120));
       await()
           .atMost(Duration.ofSeconds(90))
@@ -152,6 +153,8 @@ class CdcMariaDbCrashTest {
               + " %d records on the topic after the restart (duplicates: the inbox's)%n",
           acknowledgedBeforeKill, unpublishedAtKill, read(topic, events.size()).size());
       assertThat(storedPositions(slot)).as("a position was stored").isPositive();
+    } finally {
+      again.close();
     }
   }
 

@@ -232,7 +232,7 @@ class CdcMariaDbCommandTest {
     }
   }
 
-  private long count(String sql) throws Exception {
+  private long count(String sql) {
     return count(db.dataSource(), sql);
   }
 

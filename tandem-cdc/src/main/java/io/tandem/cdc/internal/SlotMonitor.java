@@ -86,7 +86,7 @@ public final class SlotMonitor {
       return true;
     }
     try (Connection c = dataSource.getConnection();
-        PreparedStatement ps = c.prepareStatement(PostgresCdcDialect.SLOT)) {
+        PreparedStatement ps = c.prepareStatement(PostgresReplicationSql.SLOT)) {
       ps.setString(1, slot);
       try (ResultSet rs = ps.executeQuery()) {
         return rs.next() && rs.getBoolean("active");
@@ -102,7 +102,7 @@ public final class SlotMonitor {
     Duration age = Duration.ZERO;
     try (Connection c = dataSource.getConnection()) {
       if (dialect.replicationSlots()) {
-        try (PreparedStatement ps = c.prepareStatement(PostgresCdcDialect.SLOT)) {
+        try (PreparedStatement ps = c.prepareStatement(PostgresReplicationSql.SLOT)) {
           ps.setString(1, slot);
           try (ResultSet rs = ps.executeQuery()) {
             if (rs.next()) {

@@ -47,12 +47,12 @@ public record StreamPosition(
 
   private static StreamPosition postgres(Connection c, String slot) throws SQLException {
     String server;
-    try (PreparedStatement ps = c.prepareStatement(PostgresCdcDialect.CURRENT_LSN);
+    try (PreparedStatement ps = c.prepareStatement(PostgresReplicationSql.CURRENT_LSN);
         ResultSet rs = ps.executeQuery()) {
       rs.next();
       server = rs.getString(1);
     }
-    try (PreparedStatement ps = c.prepareStatement(PostgresCdcDialect.SLOT)) {
+    try (PreparedStatement ps = c.prepareStatement(PostgresReplicationSql.SLOT)) {
       ps.setString(1, slot);
       try (ResultSet rs = ps.executeQuery()) {
         if (!rs.next()) {
