@@ -28,6 +28,7 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -116,6 +117,15 @@ class CdcTransportsTest {
 
     static final String SOURCE = "/tandem/orders-service";
 
+    /**
+     * What the broker adds on delivery, not what a relay published: RabbitMQ's exchange and
+     * redelivered flag, JetStream's stream, stream sequence and delivery count (the sequence is the
+     * message's place among all in the stream, and the CDC relay publishes the aggregates
+     * interleaved in commit order, the polling relay by partition).
+     */
+    static final Set<String> DELIVERY_FIELDS =
+        Set.of("exchange", "redelivered", "stream", "stream_sequence", "delivered");
+
     abstract Transport transport(String name);
 
     abstract MessageSource source(String name);
@@ -200,9 +210,9 @@ class CdcTransportsTest {
   }
 
   /**
-   * Records what the consumer sees. A header whose value is the destination's own name (RabbitMQ's
-   * {@code exchange}: where the delivery came from, not part of the message) reads {@code
-   * <destination>}, as the two relays publish to destinations of their own.
+   * Records what the consumer sees, but the broker's own delivery fields ({@link
+   * Broker#DELIVERY_FIELDS}); a header whose value is the destination's name (NATS's subject) reads
+   * {@code <destination>}, as the two relays publish to destinations of their own.
    */
   private static boolean collect(
       InboundMessage message,
@@ -212,6 +222,7 @@ class CdcTransportsTest {
     Event event = message.decode();
     String id = event.eventId().toString();
     Map<String, String> headers = new TreeMap<>(message.rawHeaders());
+    headers.keySet().removeAll(Broker.DELIVERY_FIELDS);
     headers.replaceAll((name, value) -> destination.equals(value) ? "<destination>" : value);
     into.computeIfAbsent(id, k -> new CopyOnWriteArrayList<>())
         .add(
