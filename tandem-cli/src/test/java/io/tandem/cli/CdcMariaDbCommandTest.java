@@ -156,7 +156,7 @@ class CdcMariaDbCommandTest {
     // more binlog after the stored position: the lag grows while nobody reads
     try (Connection c = db.dataSource().getConnection();
         Statement s = c.createStatement()) {
-      s.execute("CREATE TABLE cli_other_writes (id BIGINT, filler TEXT)");
+      s.execute("CREATE TABLE cli_other_writes (id BIGINT, filler LONGTEXT)");
       s.execute("INSERT INTO cli_other_writes VALUES (1, REPEAT('x', 100000))");
     }
     Cli stopped = Cli.run("cdc", "status", "--jdbc-url", db.jdbcUrl(), "--slot", "cli_maria");
