@@ -62,11 +62,7 @@ public abstract class CdcRelaySettingsBuilder<B extends CdcRelaySettingsBuilder<
    * replicas; default derived from the slot name (65536 and up).
    */
   public B serverId(long serverId) {
-    if (serverId < 1 || serverId > 4_294_967_295L) {
-      throw new IllegalArgumentException(
-          "serverId must be 1..4294967295 (a MariaDB server_id), but was " + serverId);
-    }
-    this.serverId = serverId;
+    this.serverId = serverId; // checked with the other settings by build()
     return self();
   }
 
