@@ -3,14 +3,10 @@ package io.tandem.bench;
 import io.tandem.cdc.CdcOperations;
 import io.tandem.cdc.CdcRelay;
 import io.tandem.core.spi.Transport;
-import io.tandem.jdbc.JdbcException;
 import io.tandem.kafka.KafkaTransport;
 import io.tandem.kafka.TopicRouter;
 import io.tandem.outbox.OutboxRelay;
 import java.io.PrintStream;
-import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Locale;
@@ -151,36 +147,24 @@ public final class CdcRelayBenchmark {
   }
 
   /** Drops the run's slot once the closed relay's stream has let go of it (within 20 s). */
-  private static void dropSlot(BenchDatabase db, String slot) throws Exception {
-    CdcOperations operations = new CdcOperations(db.pool);
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-    while (true) {
-      try {
-        operations.dropSlot(slot);
-        return;
-      } catch (JdbcException stillActive) {
-        if (System.nanoTime() > deadline) {
-          throw stillActive;
-        }
-        TimeUnit.MILLISECONDS.sleep(200);
-      }
+  private static void dropSlot(BenchDatabase db, String slot) throws InterruptedException {
+    if (!new CdcOperations(db.pool).dropSlotOnceReleased(slot, Duration.ofSeconds(20))) {
+      throw new IllegalStateException("replication slot " + slot + " still active after 20 s");
     }
   }
 
-  private static void requireLogical(BenchServers servers) throws Exception {
-    try (Connection c = servers.postgres.dataSource().getConnection();
-        Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery("SHOW wal_level")) {
-      rs.next();
-      if (!"logical".equals(rs.getString(1))) {
-        throw new IllegalArgumentException(
-            "bench relay --mode cdc needs wal_level=logical on "
-                + servers.database
-                + " (it has "
-                + rs.getString(1)
-                + "): set it and restart the server, or leave out --jdbc-url for an embedded one");
-      }
-    }
+  private static void requireLogical(BenchServers servers) {
+    new CdcOperations(servers.postgres.dataSource())
+        .streamingUnavailable()
+        .ifPresent(
+            reason -> {
+              throw new IllegalArgumentException(
+                  "bench relay --mode cdc cannot stream from "
+                      + servers.database
+                      + ": "
+                      + reason
+                      + "; or leave out --jdbc-url for an embedded PostgreSQL");
+            });
   }
 
   static String format(double value, int decimals) {

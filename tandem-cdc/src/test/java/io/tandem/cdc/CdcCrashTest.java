@@ -79,8 +79,9 @@ class CdcCrashTest {
         .as("events of the burst acknowledged before the kill at the offset flush")
         .isGreaterThan(1);
 
-    try (JvmProcess again =
-        JvmProcess.start(dir, "relay-again", List.of(), CdcRelayMain.class.getName(), args)) {
+    JvmProcess again =
+        JvmProcess.start(dir, "relay-again", List.of(), CdcRelayMain.class.getName(), args);
+    try {
       again.awaitOutput(CdcRelayMain.STARTED, Duration.ofSeconds(90));
       await()
           .atMost(Duration.ofSeconds(60))
@@ -107,6 +108,8 @@ class CdcCrashTest {
       // them again (the stream resumes from the stored position, before them) or not (their
       // aggregates are the drain's until it caught up): duplicates are timing, not a guarantee.
       assertThat(storedPositions(slot)).as("a position was stored").isPositive();
+    } finally {
+      again.close();
     }
   }
 

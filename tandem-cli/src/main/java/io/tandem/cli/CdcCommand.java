@@ -21,10 +21,11 @@ import picocli.CommandLine.Option;
 @Command(
     name = "cdc",
     mixinStandardHelpOptions = true,
-    header = "Shows a CDC relay's replication slot, lag, position and liveness.",
+    header = "Shows a CDC relay's replication slot or binlog position, lag and liveness.",
     description = {
-      "Reads the database alone (pg_replication_slots and Tandem's tables): works whether the",
-      "relay runs or not. docs/cdc.md explains each figure."
+      "Reads the database alone (PostgreSQL: pg_replication_slots; MariaDB: the stored binlog",
+      "position against SHOW MASTER STATUS; and Tandem's tables): works whether the relay runs",
+      "or not. docs/cdc.md explains each figure."
     },
     subcommands = {CdcCommand.Status.class})
 final class CdcCommand extends CommandGroup {
@@ -34,10 +35,12 @@ final class CdcCommand extends CommandGroup {
   @Command(
       name = "status",
       mixinStandardHelpOptions = true,
-      header = "Slot lag in bytes and time, last published event, heartbeats, problems.",
+      header = "Lag in bytes and time, last published event, heartbeats, problems.",
       description = {
         "Exit status 0 when the slot streams within the alert thresholds, 1 when there is a",
-        "problem (no slot, no client streaming, lag above a threshold): the table says which."
+        "problem (no slot or stored position, no client streaming, a purged binlog file, lag",
+        "above a threshold): the table says which. MariaDB's lag is the binlog bytes written",
+        "after the stored position, across files."
       })
   static final class Status implements Callable<Integer> {
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
@@ -46,13 +49,17 @@ final class CdcCommand extends CommandGroup {
     @Option(
         names = "--slot",
         defaultValue = CdcRelay.DEFAULT_SLOT_NAME,
-        description = "Replication slot of the relay (default: ${DEFAULT-VALUE}).")
+        description =
+            "Replication slot of the relay; on MariaDB its stored position's name"
+                + " (default: ${DEFAULT-VALUE}).")
     String slot;
 
     @Option(
         names = "--lag-alert-bytes",
         defaultValue = "" + CdcRelay.DEFAULT_LAG_ALERT_BYTES,
-        description = "WAL held by the slot above which it is lagging (default: ${DEFAULT-VALUE}).")
+        description =
+            "WAL held by the slot (MariaDB: binlog bytes behind) above which it is lagging"
+                + " (default: ${DEFAULT-VALUE}).")
     long lagAlertBytes;
 
     @Option(
@@ -84,21 +91,33 @@ final class CdcCommand extends CommandGroup {
     }
 
     private static void render(CdcStatus s, PrintWriter out) {
+      boolean pg = s.database().equals("postgresql");
       String format = "%-22s %s%n";
-      out.printf(Locale.ROOT, format, "slot", s.slotName());
+      out.printf(Locale.ROOT, format, pg ? "slot" : "position name", s.slotName());
+      out.printf(Locale.ROOT, format, "database", s.database());
       out.printf(
           Locale.ROOT,
           format,
           "streaming",
           !s.slotExists()
-              ? "no slot"
-              : s.slotActive() ? "yes (backend pid " + s.activePid().orElse(-1L) + ")" : "NO");
+              ? (pg ? "no slot" : "no position stored")
+              : s.slotActive()
+                  ? "yes ("
+                      + (pg ? "backend pid " : "binlog reader thread ")
+                      + s.activePid().orElse(-1L)
+                      + ")"
+                  : "NO");
       out.printf(
           Locale.ROOT,
           format,
-          "slot lag",
+          pg ? "slot lag" : "binlog lag",
           s.slotLagBytes() < 0 ? "-" : s.slotLagBytes() + " bytes");
-      out.printf(Locale.ROOT, format, "confirmed position", s.confirmedFlushLsn().orElse("-"));
+      out.printf(
+          Locale.ROOT,
+          format,
+          pg ? "confirmed position" : "stored position",
+          s.confirmedFlushLsn().orElse("-"));
+      out.printf(Locale.ROOT, format, "server position", s.serverPosition().orElse("-"));
       out.printf(
           Locale.ROOT,
           format,
@@ -108,7 +127,9 @@ final class CdcCommand extends CommandGroup {
       out.printf(Locale.ROOT, format, "relay heartbeat", when(s.relayHeartbeatAt()));
       out.printf(Locale.ROOT, format, "last published", when(s.lastPublishedAt()));
       out.printf(Locale.ROOT, format, "position stored", when(s.lastFlushedAt()));
-      out.printf(Locale.ROOT, format, "heartbeat row", when(s.lastHeartbeatRowAt()));
+      if (pg) {
+        out.printf(Locale.ROOT, format, "heartbeat row", when(s.lastHeartbeatRowAt()));
+      }
       out.printf(Locale.ROOT, format, "status", s.problem().map(p -> "PROBLEM: " + p).orElse("ok"));
     }
 
@@ -119,10 +140,12 @@ final class CdcCommand extends CommandGroup {
     private static Map<String, Object> asJson(CdcStatus s) {
       Map<String, Object> m = new LinkedHashMap<>();
       m.put("slot", s.slotName());
+      m.put("database", s.database());
       m.put("slot_exists", s.slotExists());
       m.put("streaming", s.slotActive());
       m.put("active_pid", s.activePid().orElse(null));
       m.put("confirmed_flush_lsn", s.confirmedFlushLsn().orElse(null));
+      m.put("server_position", s.serverPosition().orElse(null));
       m.put("slot_lag_bytes", s.slotLagBytes() < 0 ? null : s.slotLagBytes());
       m.put("pending", s.pending());
       m.put("oldest_pending_age_ms", s.oldestPendingAge().toMillis());

@@ -27,7 +27,8 @@ import picocli.CommandLine.Option;
     description = {
       "Publishes the events that services (in any language) append to tandem_outbox.",
       "Run several instances for availability: they share the 64 partitions through leases.",
-      "--mode cdc reads the outbox's inserts from PostgreSQL's WAL instead (docs/cdc.md).",
+      "--mode cdc reads the outbox's inserts from PostgreSQL's WAL or MariaDB's binlog instead",
+      "(docs/cdc.md).",
       "Serves /health and /metrics over HTTP; stops gracefully on SIGTERM."
     })
 final class RelayCommand implements Callable<Integer> {
@@ -38,7 +39,7 @@ final class RelayCommand implements Callable<Integer> {
   enum Mode {
     /** Reads due rows of its leased partitions (any database). */
     polling,
-    /** Debezium's embedded engine streams the inserts from PostgreSQL's WAL. */
+    /** Debezium's embedded engine streams the inserts from PostgreSQL's WAL or MariaDB's binlog. */
     cdc
   }
 
@@ -46,7 +47,8 @@ final class RelayCommand implements Callable<Integer> {
       names = "--mode",
       defaultValue = "polling",
       description =
-          "polling or cdc (PostgreSQL with wal_level=logical; default: ${DEFAULT-VALUE}).")
+          "polling or cdc (PostgreSQL with wal_level=logical, or MariaDB with its binlog on in ROW"
+              + " format; default: ${DEFAULT-VALUE}).")
   Mode mode;
 
   @Option(
@@ -69,6 +71,20 @@ final class RelayCommand implements Callable<Integer> {
       description =
           "--mode cdc: heartbeat interval; keeps an idle slot from holding WAL (default: ${DEFAULT-VALUE}).")
   Duration cdcHeartbeat;
+
+  @Option(
+      names = "--cdc-history-dir",
+      description =
+          "--mode cdc on MariaDB: directory of the connector's schema history file"
+              + " (default: <java.io.tmpdir>/tandem-cdc-schema-history; losing it is harmless).")
+  java.nio.file.Path cdcHistoryDirectory;
+
+  @Option(
+      names = "--cdc-server-id",
+      description =
+          "--mode cdc on MariaDB: the replica server_id the relay reads the binlog as, unique"
+              + " among the server's replicas (default: derived from --slot).")
+  Long cdcServerId;
 
   @Option(names = "--relay-id", description = "Unique instance name (default: host-pid-random).")
   String relayId;
@@ -236,10 +252,22 @@ final class RelayCommand implements Callable<Integer> {
     CountDownLatch stopped = new CountDownLatch(1);
     try (HikariDataSource ds = database.pool("tandem-cdc", 3);
         Transport broker = transport.build(publishTimeout)) {
-      if (!database.jdbcUrl.startsWith("jdbc:postgresql:")) {
+      boolean mariaDb = database.jdbcUrl.startsWith("jdbc:mariadb:");
+      if (!mariaDb && !database.jdbcUrl.startsWith("jdbc:postgresql:")) {
+        int colon = database.jdbcUrl.indexOf(':', 5);
         throw new IllegalArgumentException(
-            "--mode cdc needs PostgreSQL (its WAL); use --mode polling for "
-                + database.jdbcUrl.substring(0, database.jdbcUrl.indexOf(':', 5)));
+            "--mode cdc needs PostgreSQL (its WAL) or MariaDB (its binlog); use --mode polling for "
+                + (colon < 0 ? "this database" : database.jdbcUrl.substring(0, colon)));
+      }
+      if (!mariaDb && (cdcHistoryDirectory != null || cdcServerId != null)) {
+        throw new IllegalArgumentException(
+            "--cdc-history-dir and --cdc-server-id are MariaDB settings; PostgreSQL's relay keeps"
+                + " its position in the replication slot (--slot)");
+      }
+      if (mariaDb && publication != null) {
+        throw new IllegalArgumentException(
+            "--publication is a PostgreSQL setting: MariaDB's relay reads the binlog of the"
+                + " URL's database, which needs no publication");
       }
       if (migrate) {
         Migrations.migrate(ds);
@@ -266,12 +294,25 @@ final class RelayCommand implements Callable<Integer> {
       if (relayId != null) {
         builder.relayId(relayId);
       }
+      if (cdcHistoryDirectory != null) {
+        builder.schemaHistoryDirectory(cdcHistoryDirectory);
+      }
       CdcRelay relay;
       try {
+        if (cdcServerId != null) {
+          builder.serverId(cdcServerId);
+        }
         relay = builder.build();
       } catch (IllegalArgumentException e) {
         throw CliText.withOptionNames(
-            e, Map.of("slotName", "--slot", "publicationName", "--publication"));
+            e,
+            Map.of(
+                "slotName",
+                "--slot",
+                "publicationName",
+                "--publication",
+                "serverId",
+                "--cdc-server-id"));
       }
       OutboxOperations ops = OutboxOperations.create(ds);
       if (endpoint != null) {
@@ -293,8 +334,9 @@ final class RelayCommand implements Callable<Integer> {
         relay.start();
         System.err.printf(
             Locale.ROOT,
-            "tandem relay %s (cdc, slot %s) publishing via %s%s%s%n",
+            "tandem relay %s (cdc, %s %s) publishing via %s%s%s%n",
             relay.relayId(),
+            mariaDb ? "binlog position" : "slot",
             slot,
             broker.name(),
             transport.connectionNote(),

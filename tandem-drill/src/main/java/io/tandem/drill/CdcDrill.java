@@ -2,10 +2,11 @@ package io.tandem.drill;
 
 import io.tandem.cdc.CdcOperations;
 import io.tandem.cdc.CdcStatus;
+import io.tandem.jdbc.JdbcException;
+import io.tandem.outbox.OutboxOperations;
 import io.tandem.testkit.JvmProcess;
 import io.tandem.testkit.PostgresServer;
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
@@ -178,9 +179,8 @@ final class CdcDrill {
 
   private static long published(Scenario s) {
     try {
-      return s.count(
-          s.service(), "SELECT count(*) FROM tandem_outbox WHERE published_at IS NOT NULL");
-    } catch (SQLException e) {
+      return OutboxOperations.create(s.service()).status().published();
+    } catch (JdbcException e) {
       return 0;
     }
   }
@@ -193,7 +193,7 @@ final class CdcDrill {
    * An embedded PostgreSQL with {@code wal_level=logical} for the service database, or null when
    * {@code given} has it already (the CDC relay reads the WAL by logical decoding).
    */
-  static PostgresServer ownLogicalServer(PostgresServer given) throws SQLException {
+  static PostgresServer ownLogicalServer(PostgresServer given) {
     return isLogical(given) ? null : logicalServer();
   }
 
@@ -202,13 +202,8 @@ final class CdcDrill {
     return "drill_cdc_" + UUID.randomUUID().toString().substring(0, 8);
   }
 
-  private static boolean isLogical(PostgresServer server) throws SQLException {
-    try (Connection c = server.dataSource().getConnection();
-        Statement st = c.createStatement();
-        ResultSet rs = st.executeQuery("SHOW wal_level")) {
-      rs.next();
-      return "logical".equals(rs.getString(1));
-    }
+  private static boolean isLogical(PostgresServer server) {
+    return new CdcOperations(server.dataSource()).streamingUnavailable().isEmpty();
   }
 
   private static PostgresServer logicalServer() {
@@ -224,45 +219,13 @@ final class CdcDrill {
    * active for a moment after the relay's process ended.
    */
   static void dropSlot(DataSource ds, String slot) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-    while (true) {
-      try (Connection c = ds.getConnection();
-          Statement st = c.createStatement()) {
-        st.execute(
-            "SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots"
-                + " WHERE slot_name = '"
-                + slot
-                + "' AND active_pid IS NOT NULL");
-        try (ResultSet rs =
-            st.executeQuery(
-                "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots"
-                    + " WHERE slot_name = '"
-                    + slot
-                    + "' AND NOT active")) {
-          while (rs.next()) {
-            // dropped
-          }
-        }
-        try (ResultSet rs =
-            st.executeQuery(
-                "SELECT count(*) FROM pg_replication_slots WHERE slot_name = '" + slot + "'")) {
-          rs.next();
-          if (rs.getLong(1) == 0) {
-            return;
-          }
-        }
-      } catch (SQLException e) {
-        if (System.nanoTime() > deadline) {
-          System.err.println("could not drop replication slot " + slot + ": " + e.getMessage());
-          return;
-        }
-      }
-      if (System.nanoTime() > deadline) {
+    try {
+      if (!new CdcOperations(ds).dropSlotOnceReleased(slot, Duration.ofSeconds(20))) {
         System.err.println(
             "replication slot " + slot + " still active after 20 s: drop it by hand");
-        return;
       }
-      TimeUnit.MILLISECONDS.sleep(100);
+    } catch (JdbcException e) {
+      System.err.println("could not drop replication slot " + slot + ": " + e.getMessage());
     }
   }
 }

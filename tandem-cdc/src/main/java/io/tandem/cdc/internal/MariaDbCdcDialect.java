@@ -157,4 +157,31 @@ public final class MariaDbCdcDialect implements CdcDialect {
        WHERE grantee = CONCAT('''', SUBSTRING_INDEX(CURRENT_USER(), '@', 1), '''@''',
                               SUBSTRING_INDEX(CURRENT_USER(), '@', -1), '''')
       """;
+
+  /** The server's binlog files and their sizes (needs BINLOG MONITOR). */
+  public static final String BINARY_LOGS = "SHOW BINARY LOGS";
+
+  /** The server's binlog write position: file and position (needs BINLOG MONITOR). */
+  public static final String MASTER_STATUS = "SHOW MASTER STATUS";
+
+  /**
+   * Threads reading the binlog as a replica (Debezium's connector among them); without PROCESS, the
+   * current user's only.
+   */
+  public static final String BINLOG_READERS =
+      """
+      SELECT min(id) AS thread_id, count(*) AS readers FROM information_schema.processlist
+       WHERE command LIKE 'Binlog Dump%'
+      """;
+
+  /** Parameters: slot. */
+  public static final String RELAY =
+      """
+      SELECT relay_id, host, started_at, heartbeat_at, last_published_at, last_flushed_at,
+             published_count, UTC_TIMESTAMP(6) AS db_now,
+             (SELECT max(beat_at) FROM tandem_cdc_heartbeat h WHERE h.slot_name = r.slot_name)
+                 AS last_heartbeat_row_at
+        FROM tandem_cdc_relay r
+       WHERE slot_name = ?
+      """;
 }

@@ -41,39 +41,6 @@ public final class PostgresCdcDialect implements CdcDialect {
       SELECT current_user, rolreplication OR rolsuper FROM pg_roles WHERE rolname = current_user
       """;
 
-  /** Parameters: slot name. */
-  public static final String SLOT =
-      """
-      SELECT s.plugin, s.slot_type, s.database, s.active, s.active_pid,
-             s.confirmed_flush_lsn::text AS confirmed_flush_lsn,
-             pg_wal_lsn_diff(pg_current_wal_lsn(), s.confirmed_flush_lsn)::bigint AS lag_bytes,
-             (SELECT a.client_addr::text FROM pg_stat_activity a WHERE a.pid = s.active_pid)
-                 AS client_addr,
-             (SELECT a.application_name FROM pg_stat_activity a WHERE a.pid = s.active_pid)
-                 AS application_name
-        FROM pg_replication_slots s
-       WHERE s.slot_name = ?
-      """;
-
-  /** Parameters: publication name. */
-  public static final String PUBLICATION =
-      "SELECT puballtables, pubinsert FROM pg_publication WHERE pubname = ?";
-
-  /** Parameters: publication name, schema. */
-  public static final String PUBLISHED_TABLES =
-      """
-      SELECT tablename FROM pg_publication_tables
-       WHERE pubname = ? AND schemaname = ?
-         AND tablename IN ('tandem_outbox', 'tandem_cdc_heartbeat')
-      """;
-
-  /** The publication the relay reads: inserts into the outbox and heartbeat rows, nothing else. */
-  public static String createPublication(String publication) {
-    return "CREATE PUBLICATION "
-        + identifier("publication", publication)
-        + " FOR TABLE tandem_outbox, tandem_cdc_heartbeat WITH (publish = 'insert')";
-  }
-
   /**
    * Debezium's heartbeat.action.query: a row in the publication (so the slot's position moves even
    * when the outbox is idle), and the slot's older rows deleted (deletes are not published).
@@ -202,9 +169,6 @@ public final class PostgresCdcDialect implements CdcDialect {
    */
   public static final String ROWS_OF_STREAM =
       "SELECT id, published_at IS NOT NULL AS published FROM tandem_outbox WHERE id = ANY (?)";
-
-  /** Parameters: slot. */
-  public static final String DROP_SLOT = "SELECT pg_drop_replication_slot(?)";
 
   @Override
   public Dialect jdbc() {

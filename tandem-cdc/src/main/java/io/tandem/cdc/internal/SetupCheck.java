@@ -84,7 +84,7 @@ public final class SetupCheck {
   }
 
   private static void slot(Connection c, String slot, Location location) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(PostgresCdcDialect.SLOT)) {
+    try (PreparedStatement ps = c.prepareStatement(PostgresReplicationSql.SLOT)) {
       ps.setString(1, slot);
       try (ResultSet rs = ps.executeQuery()) {
         if (!rs.next()) {
@@ -138,7 +138,7 @@ public final class SetupCheck {
     boolean exists;
     boolean allTables = false;
     boolean inserts = false;
-    try (PreparedStatement ps = c.prepareStatement(PostgresCdcDialect.PUBLICATION)) {
+    try (PreparedStatement ps = c.prepareStatement(PostgresReplicationSql.PUBLICATION)) {
       ps.setString(1, publication);
       try (ResultSet rs = ps.executeQuery()) {
         exists = rs.next();
@@ -158,11 +158,11 @@ public final class SetupCheck {
                 + "': run `tandem migrate --cdc-publication "
                 + publication
                 + "`, or "
-                + PostgresCdcDialect.createPublication(publication)
+                + PostgresReplicationSql.createPublication(publication)
                 + ", or let the relay create it (createPublication(true)).");
       }
       try (Statement s = c.createStatement()) {
-        s.execute(PostgresCdcDialect.createPublication(publication));
+        s.execute(PostgresReplicationSql.createPublication(publication));
       }
       log.info("created publication {} for {}.tandem_outbox", publication, location.schema());
       return;
@@ -177,7 +177,7 @@ public final class SetupCheck {
               + " SET (publish = 'insert').");
     }
     Set<String> covered = new HashSet<>();
-    try (PreparedStatement ps = c.prepareStatement(PostgresCdcDialect.PUBLISHED_TABLES)) {
+    try (PreparedStatement ps = c.prepareStatement(PostgresReplicationSql.PUBLISHED_TABLES)) {
       ps.setString(1, publication);
       ps.setString(2, location.schema());
       try (ResultSet rs = ps.executeQuery()) {

@@ -17,14 +17,16 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Measures what a stopped or slow CDC relay costs: the WAL its slot holds beyond the confirmed
- * position, and the age of the oldest row still to publish; reports both as metrics and logs once
- * when either crosses its alert threshold (and once when it is back below).
+ * position (MariaDB: the binlog bytes after the stored position, {@link BinlogLag}), and the age of
+ * the oldest row still to publish; reports both as metrics and logs once when either crosses its
+ * alert threshold (and once when it is back below).
  */
 public final class SlotMonitor {
   private static final Logger log = LoggerFactory.getLogger(SlotMonitor.class);
 
   /**
-   * One measurement; {@code slotLagBytes} is -1 when the slot does not exist (yet), or on MariaDB.
+   * One measurement; {@code slotLagBytes} is -1 when the slot does not exist (no position is stored
+   * yet on MariaDB).
    */
   public record Look(long slotLagBytes, Duration oldestPendingAge, long pending, boolean lagging) {
     static final Look NONE = new Look(-1, Duration.ZERO, 0, false);
@@ -84,7 +86,7 @@ public final class SlotMonitor {
       return true;
     }
     try (Connection c = dataSource.getConnection();
-        PreparedStatement ps = c.prepareStatement(PostgresCdcDialect.SLOT)) {
+        PreparedStatement ps = c.prepareStatement(PostgresReplicationSql.SLOT)) {
       ps.setString(1, slot);
       try (ResultSet rs = ps.executeQuery()) {
         return rs.next() && rs.getBoolean("active");
@@ -100,7 +102,7 @@ public final class SlotMonitor {
     Duration age = Duration.ZERO;
     try (Connection c = dataSource.getConnection()) {
       if (dialect.replicationSlots()) {
-        try (PreparedStatement ps = c.prepareStatement(PostgresCdcDialect.SLOT)) {
+        try (PreparedStatement ps = c.prepareStatement(PostgresReplicationSql.SLOT)) {
           ps.setString(1, slot);
           try (ResultSet rs = ps.executeQuery()) {
             if (rs.next()) {
@@ -108,6 +110,8 @@ public final class SlotMonitor {
             }
           }
         }
+      } else {
+        lagBytes = BinlogLag.look(c, slot).lagBytes();
       }
       try (PreparedStatement ps = c.prepareStatement(dialect.backlog());
           ResultSet rs = ps.executeQuery()) {
