@@ -31,6 +31,15 @@ abstract class StoreFailureTest {
   private FlakyDataSource flaky;
   private String consumer;
 
+  /** The waits asked for, none slept: the test controls time. */
+  private final List<Duration> waited = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+  private final io.tandem.inbox.internal.Sleeper waits =
+      (delay, stopping) -> {
+        waited.add(delay);
+        return !stopping.getAsBoolean();
+      };
+
   abstract InboxDatabase openDatabase(String prefix) throws SQLException;
 
   @BeforeAll
@@ -49,6 +58,7 @@ abstract class StoreFailureTest {
     consumer = "s-" + UUID.randomUUID();
     flaky.failCommits.set(0);
     flaky.failStatements.set(0);
+    waited.clear();
   }
 
   private static Event event(String aggregate, long version) {
@@ -66,6 +76,7 @@ abstract class StoreFailureTest {
         .consumer(consumer)
         .retryPolicy(RetryPolicy.builder().base(Duration.ofMillis(1)).maxAttempts(2).build())
         .on("OrderPlaced", this::invoice)
+        .sleeper(waits)
         .build();
   }
 
@@ -102,6 +113,10 @@ abstract class StoreFailureTest {
     assertThat(invoices()).containsExactlyInAnyOrder("a#1", "a#2", "b#1");
     assertThat(batch).allSatisfy(m -> assertThat(m.acks.get()).isEqualTo(1));
     assertThat(p.failedAttempts()).as("no handler attempt used up").isZero();
+    assertThat(p.storeFailures())
+        .as("each failure waited for, none slept")
+        .isPositive()
+        .isEqualTo(waited.size());
   }
 
   @Test
