@@ -9,6 +9,7 @@ import io.tandem.core.RetryPolicy;
 import io.tandem.core.TandemException;
 import io.tandem.core.spi.InboundMessage;
 import io.tandem.inbox.internal.Sleeper;
+import io.tandem.jdbc.Dialect;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -373,8 +373,12 @@ class ConsumerRunnerFailureTest {
 
     Awaitility.await()
         .atMost(WAIT)
-        .untilAsserted(() -> assertThat(invoices()).containsExactly("o-1#1", "o-1#2"));
-    assertThat(redelivered.acks.get()).isEqualTo(1);
+        .untilAsserted(
+            () -> {
+              assertThat(invoices()).containsExactly("o-1#1", "o-1#2");
+              // the sweep may apply v2 before the lane settles the redelivered v1
+              assertThat(redelivered.acks.get()).isEqualTo(1);
+            });
     assertThat(successor.gaps(Duration.ZERO, 10)).isEmpty();
   }
 }
