@@ -5,10 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.tandem.core.Event;
 import io.tandem.core.FaultInjector;
 import io.tandem.core.RetryPolicy;
-import io.tandem.core.spi.InboundMessage;
-import io.tandem.core.spi.MessageSink;
 import io.tandem.core.spi.MessageSource;
-import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -16,7 +13,6 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.awaitility.Awaitility;
@@ -60,104 +56,6 @@ class ConsumerRunnerFailureTest {
   void stopRunners() {
     runners.forEach(ConsumerRunner::close);
     runners.clear();
-  }
-
-  /** Hands the given messages to the runner once, in order, on its own thread. */
-  private static final class ListSource implements MessageSource {
-    private final List<InboundMessage> messages;
-    private volatile Thread thread;
-    private volatile boolean stopped;
-
-    ListSource(List<? extends InboundMessage> messages) {
-      this.messages = List.copyOf(messages);
-    }
-
-    @Override
-    public String transport() {
-      return "list";
-    }
-
-    @Override
-    public String describe() {
-      return "a list of " + messages.size();
-    }
-
-    @Override
-    public void start(MessageSink sink) {
-      thread =
-          new Thread(
-              () -> {
-                try {
-                  for (InboundMessage m : messages) {
-                    if (stopped || !sink.accept(m)) {
-                      return;
-                    }
-                  }
-                  while (!stopped) {
-                    Thread.sleep(20); // a broker with nothing more to deliver
-                  }
-                } catch (InterruptedException e) {
-                  Thread.currentThread().interrupt();
-                }
-              },
-              "list-source");
-      thread.start();
-    }
-
-    @Override
-    public boolean isRunning() {
-      return thread != null && thread.isAlive();
-    }
-
-    @Override
-    public void close() {
-      stopped = true;
-    }
-  }
-
-  /** A message whose acknowledgement fails with an Error the first {@code failures} times. */
-  private static final class BrittleMessage implements InboundMessage {
-    final Event event;
-    final AtomicInteger failures;
-    final AtomicInteger acks = new AtomicInteger();
-
-    BrittleMessage(Event event, int failures) {
-      this.event = event;
-      this.failures = new AtomicInteger(failures);
-    }
-
-    @Override
-    public String key() {
-      return event.aggregateId();
-    }
-
-    @Override
-    public String origin() {
-      return "brittle " + event.eventId();
-    }
-
-    @Override
-    public Map<String, String> rawHeaders() {
-      return Map.of();
-    }
-
-    @Override
-    public byte[] rawBody() {
-      return event.payload().getBytes(StandardCharsets.UTF_8);
-    }
-
-    @Override
-    public Event decode() {
-      return event;
-    }
-
-    @Override
-    public void acknowledge() {
-      if (failures.getAndDecrement() > 0) {
-        throw new LinkageError("the broker client's class failed to link");
-      }
-      acks.incrementAndGet();
-    }
   }
 
   private Event event(String aggregate, long version, String type) {
