@@ -10,7 +10,8 @@ import org.slf4j.LoggerFactory;
  * What happens right after the transaction that dealt with a message committed, before its outcome
  * goes back to the owner of the message: the drill's fault point {@link
  * FaultInjector#CONSUMER_AFTER_COMMIT}, then the application's {@code afterCommit} hook. A failing
- * hook is logged and changes nothing (the commit stands).
+ * hook is logged and changes nothing (the commit stands); a drill's {@link
+ * FaultInjector.SimulatedCrash} from it passes, as the process's end.
  */
 final class AfterCommit {
   private static final Logger LOG = LoggerFactory.getLogger(AfterCommit.class);
@@ -33,6 +34,8 @@ final class AfterCommit {
     }
     try {
       hook.accept(event, outcome);
+    } catch (FaultInjector.SimulatedCrash crash) {
+      throw crash; // a drill's "kill" from the hook (the saga orchestrator's step fault point)
     } catch (RuntimeException | Error e) {
       LOG.warn("consumer {}: the afterCommit hook failed on {}", consumer, event.eventId(), e);
     }

@@ -1,5 +1,6 @@
 package io.tandem.inbox;
 
+import io.tandem.core.FaultInjector;
 import io.tandem.core.spi.InboundMessage;
 import java.util.List;
 import java.util.function.BooleanSupplier;
@@ -41,6 +42,8 @@ final class Settlement {
       try {
         m.acknowledge();
         return true;
+      } catch (FaultInjector.SimulatedCrash crash) {
+        throw crash;
       } catch (RuntimeException | Error e) {
         onFailure.run();
         if (!attempts.mayRetry(failures)) {

@@ -143,4 +143,25 @@ abstract class ProcessorRetryTest extends ProcessorFixture {
     assertThat(message.acks.get()).isEqualTo(1);
     assertThat(invoices()).containsExactly("o-1#1");
   }
+
+  /**
+   * A drill's crash from the afterCommit hook (the saga orchestrator reaches its step fault point
+   * there) ends the processing after the commit and before the acknowledgement.
+   */
+  @Test
+  void aDrillsCrashFromTheAfterCommitHookComesAfterTheCommitAndBeforeTheAck() throws Exception {
+    InboxProcessor p =
+        processor()
+            .afterCommit(
+                (e, o) -> {
+                  throw new FaultInjector.SimulatedCrash(FaultInjector.ORCHESTRATOR_AFTER_STEP);
+                })
+            .build();
+    TestMessage m = TestMessage.of(event("o-hook", 1));
+
+    assertThatThrownBy(() -> p.process(m)).isInstanceOf(FaultInjector.SimulatedCrash.class);
+
+    assertThat(invoices()).containsExactly("o-hook#1");
+    assertThat(m.acks.get()).isZero();
+  }
 }
