@@ -1,21 +1,14 @@
 package io.tandem.inbox;
 
 import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.tandem.core.FaultInjector;
 import io.tandem.core.spi.InboundMessage;
 import io.tandem.core.spi.MessageSource;
-import io.tandem.inbox.InboxProcessor.Decoded;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.OptionalLong;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.Executors;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -44,14 +37,19 @@ import org.slf4j.LoggerFactory;
  * concurrency} lanes chosen by its aggregate (type and id); each lane is one worker thread ({@code
  * tandem-consumer-<consumer>-<n>}) that processes its messages in arrival order: it takes what it
  * has queued, up to {@code maxBatch}, without waiting for more, and applies it in one transaction
- * ({@link InboxProcessor#process(java.util.List)}). At most {@code maxInFlight} messages are taken
+ * ({@link InboxProcessor#apply(java.util.List)}). At most {@code maxInFlight} messages are taken
  * and not yet finished; beyond that the source's hand-over blocks (back-pressure: the source
- * fetches nothing more). A message is acknowledged by the processor only after its transaction
- * committed, so a crash, a {@link #close()} or a rebalance loses nothing and the inbox makes the
- * redelivery harmless. A failing message blocks its lane while it is retried (other lanes go on),
- * then goes to the dead-letter table — also when the failure escapes the processor (an {@link
- * Error} while acknowledging, a bug): the lane processes it again with the processor's retry
- * policy, then dead-letters it, and goes on ({@code tandem.consumer.lane.failures}).
+ * fetches nothing more).
+ *
+ * <p>The runner is each message's one owner: the processor returns every message's outcome and
+ * settles none; the lane then acknowledges each at the broker (all but {@link Outcome#ABANDONED}),
+ * so only after its transaction committed. A crash, a {@link #close()} or a rebalance loses nothing
+ * and the inbox makes the redelivery harmless. A message whose handler fails blocks its lane while
+ * it is retried (other lanes go on), then goes to the dead-letter table. A failure that is not a
+ * handler's — the commit, the consumer's own statements — is retried without giving up and never
+ * dead-letters the message. A failure that escapes the processor (a bug) or an acknowledgement that
+ * fails is retried with the processor's retry policy, then left unacknowledged for redelivery
+ * ({@code tandem.consumer.lane.failures}).
  *
  * <p>Every {@code sweepInterval} the runner applies parked events left behind by a consumer that
  * stopped or died right after applying their predecessor ({@link InboxProcessor#drainReady()});
@@ -87,14 +85,13 @@ public final class ConsumerRunner implements AutoCloseable {
   private final Duration gapCheckInterval;
   private final Duration closeTimeout;
   private final Duration sweepInterval;
-  private final Runnable afterApplied;
   private final Semaphore permits;
   private final List<Lane> lanes = new ArrayList<>();
   private final AtomicLong inFlight = new AtomicLong();
   private final Counter laneFailures;
   private volatile boolean stopping;
   private volatile boolean crashed;
-  private ScheduledExecutorService gapChecker; // guarded by this
+  private Housekeeping housekeeping; // guarded by this
   private boolean started; // guarded by this
   private boolean closed; // guarded by this
 
@@ -106,33 +103,21 @@ public final class ConsumerRunner implements AutoCloseable {
     this.gapCheckInterval = b.gapCheckInterval;
     this.closeTimeout = b.closeTimeout;
     this.sweepInterval = b.sweepInterval;
-    this.afterApplied = b.afterApplied;
     this.permits = new Semaphore(b.maxInFlight);
-    for (int i = 0; i < b.concurrency; i++) {
-      lanes.add(new Lane(i));
-    }
     this.laneFailures =
-        Counter.builder("tandem.consumer.lane.failures")
-            .description(
-                "Failures that escaped the processor, retried then dead-lettered by a lane")
-            .tag("consumer", processor.consumer())
-            .register(b.meterRegistry);
-    Gauge.builder("tandem.consumer.in_flight", inFlight, AtomicLong::get)
-        .description("Messages taken from the source and not yet finished")
-        .tag("consumer", processor.consumer())
-        .register(b.meterRegistry);
-    MessageSource lagging = source;
-    Gauge.builder(
-            "tandem.consumer.lag",
-            () -> {
-              OptionalLong lag = lagging.lag();
-              return lag.isPresent() ? (double) lag.getAsLong() : Double.NaN;
-            })
-        .description(
-            "Messages of the source not processed yet, as the broker reports it (NaN where the"
-                + " source cannot tell)")
-        .tag("consumer", processor.consumer())
-        .register(b.meterRegistry);
+        RunnerMeters.register(b.meterRegistry, processor.consumer(), source, inFlight);
+    LaneWork work = new LaneWork(processor, laneFailures, b.afterApplied, () -> stopping);
+    for (int i = 0; i < b.concurrency; i++) {
+      lanes.add(
+          new Lane(
+              i,
+              processor.consumer(),
+              maxBatch,
+              work,
+              () -> stopping,
+              this::finished,
+              this::crashed));
+    }
   }
 
   public static Builder builder() {
@@ -140,7 +125,7 @@ public final class ConsumerRunner implements AutoCloseable {
   }
 
   /**
-   * Starts the lanes, the gap checker and the source.
+   * Starts the lanes, the sweeps and gap checks, and the source.
    *
    * @throws IllegalStateException if already started or closed
    */
@@ -150,23 +135,8 @@ public final class ConsumerRunner implements AutoCloseable {
           "consumer runner " + processor.consumer() + " is " + (closed ? "closed" : "started"));
     }
     started = true;
-    for (Lane lane : lanes) {
-      lane.thread.start();
-    }
-    gapChecker =
-        Executors.newSingleThreadScheduledExecutor(
-            r -> {
-              Thread t = new Thread(r, "tandem-consumer-" + processor.consumer() + "-gaps");
-              t.setDaemon(true);
-              return t;
-            });
-    gapChecker.scheduleWithFixedDelay(
-        this::drainReady, 0, sweepInterval.toMillis(), TimeUnit.MILLISECONDS);
-    gapChecker.scheduleWithFixedDelay(
-        this::checkGaps,
-        gapCheckInterval.toMillis(),
-        gapCheckInterval.toMillis(),
-        TimeUnit.MILLISECONDS);
+    lanes.forEach(lane -> lane.thread.start());
+    housekeeping = new Housekeeping(processor, sweepInterval, gapCheckInterval, () -> stopping);
     source.start(this::accept);
     LOG.info(
         "consumer {}: running on {} with {} lanes, at most {} messages in flight, batches of up to"
@@ -180,7 +150,7 @@ public final class ConsumerRunner implements AutoCloseable {
 
   /** The sink the source hands messages to; runs on the source's thread. */
   private boolean accept(InboundMessage message) throws InterruptedException {
-    Decoded decoded = processor.decode(message);
+    Decoded decoded = Decoded.of(message);
     while (!permits.tryAcquire(100, TimeUnit.MILLISECONDS)) {
       if (stopping) {
         return false;
@@ -191,37 +161,20 @@ public final class ConsumerRunner implements AutoCloseable {
       return false;
     }
     inFlight.incrementAndGet();
-    lanes.get(lane(decoded)).queue.add(decoded);
+    lanes.get(Math.floorMod(decoded.laneKey().hashCode(), lanes.size())).queue.add(decoded);
     return true;
   }
 
-  private void drainReady() {
-    if (!ordered()) {
-      return;
-    }
-    try {
-      int aggregates = processor.drainReady();
-      if (aggregates > 0) {
-        LOG.info(
-            "consumer {}: applied parked events of {} aggregates left behind earlier",
-            processor.consumer(),
-            aggregates);
-      }
-    } catch (RuntimeException e) {
-      LOG.warn("consumer {}: sweeping parked events failed", processor.consumer(), e);
-    }
+  private void finished(List<Decoded> batch) {
+    inFlight.addAndGet(-batch.size());
+    permits.release(batch.size());
   }
 
-  private boolean ordered() {
-    return processor.ordered() && !stopping;
-  }
-
-  private void checkGaps() {
-    try {
-      processor.checkGaps();
-    } catch (RuntimeException e) {
-      LOG.warn("consumer {}: gap check failed", processor.consumer(), e);
-    }
+  private void crashed(FaultInjector.SimulatedCrash crash) {
+    LOG.warn("consumer {}: {}; the runner stops as if killed", processor.consumer(), crash);
+    crashed = true;
+    stopping = true;
+    source.close();
   }
 
   /** Whether the source and every lane are running. */
@@ -229,12 +182,7 @@ public final class ConsumerRunner implements AutoCloseable {
     if (stopping || crashed || !source.isRunning()) {
       return false;
     }
-    for (Lane lane : lanes) {
-      if (!lane.thread.isAlive()) {
-        return false;
-      }
-    }
-    return true;
+    return lanes.stream().allMatch(lane -> lane.thread.isAlive());
   }
 
   /** Messages taken from the source and not finished yet. */
@@ -247,8 +195,13 @@ public final class ConsumerRunner implements AutoCloseable {
     return processor;
   }
 
+  /** Failures that escaped the processor or an acknowledgement, retried by a lane. */
+  public long laneFailures() {
+    return (long) laneFailures.count();
+  }
+
   /**
-   * Stops gracefully: the source stops receiving, each lane finishes the message it is applying (a
+   * Stops gracefully: the source stops receiving, each lane finishes the batch it is applying (a
    * retry backoff is cut short, leaving that message unacknowledged), messages waiting in lanes are
    * left unacknowledged for redelivery, and the source closes (committing what was acknowledged).
    * Waits at most the close timeout for the lanes, then interrupts them. Idempotent.
@@ -264,241 +217,21 @@ public final class ConsumerRunner implements AutoCloseable {
     stopping = true;
     long deadline = System.nanoTime() + closeTimeout.toNanos();
     for (Lane lane : lanes) {
-      if (lane.thread == Thread.currentThread() || !lane.thread.isAlive()) {
-        continue;
-      }
-      try {
-        lane.thread.join(Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
-        if (lane.thread.isAlive()) {
-          LOG.warn(
-              "consumer {}: lane {} did not stop within {}; interrupting it",
-              processor.consumer(),
-              lane.index,
-              closeTimeout);
-          lane.thread.interrupt();
-        }
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        break;
+      if (!lane.awaitStop(deadline)) {
+        LOG.warn(
+            "consumer {}: lane {} did not stop within {}; interrupted it",
+            processor.consumer(),
+            lane.index,
+            closeTimeout);
       }
     }
     source.close();
     synchronized (this) {
-      if (gapChecker != null) {
-        gapChecker.shutdownNow();
+      if (housekeeping != null) {
+        housekeeping.close();
       }
     }
     LOG.info("consumer {}: stopped", processor.consumer());
-  }
-
-  /** One worker thread and the messages of the aggregates that hash to it. */
-  private void notifyApplied() {
-    try {
-      afterApplied.run();
-    } catch (RuntimeException e) {
-      LOG.warn("consumer {}: the afterApplied callback failed", processor.consumer(), e);
-    }
-  }
-
-  private final class Lane implements Runnable {
-    final int index;
-    final BlockingQueue<Decoded> queue = new LinkedBlockingQueue<>();
-    final Thread thread;
-
-    Lane(int index) {
-      this.index = index;
-      this.thread = new Thread(this, "tandem-consumer-" + processor.consumer() + "-" + index);
-    }
-
-    @Override
-    public void run() {
-      try {
-        while (!stopping) {
-          Decoded next;
-          try {
-            next = queue.poll(100, TimeUnit.MILLISECONDS);
-          } catch (InterruptedException e) {
-            return;
-          }
-          if (next == null) {
-            continue;
-          }
-          // What the lane has, never waiting for more: an idle stream keeps its latency.
-          List<Decoded> batch = new ArrayList<>();
-          batch.add(next);
-          queue.drainTo(batch, maxBatch - 1);
-          try {
-            processBatch(batch);
-          } catch (FaultInjector.SimulatedCrash crash) {
-            LOG.warn("consumer {}: {}; the runner stops as if killed", processor.consumer(), crash);
-            crashed = true;
-            stopping = true;
-            source.close();
-            return;
-          } finally {
-            inFlight.addAndGet(-batch.size());
-            permits.release(batch.size());
-          }
-        }
-      } finally {
-        int left = queue.size();
-        queue.clear();
-        if (left > 0) {
-          LOG.info(
-              "consumer {}: lane {} leaves {} unprocessed messages for redelivery",
-              processor.consumer(),
-              index,
-              left);
-        }
-      }
-    }
-  }
-
-  /**
-   * Processes a lane's batch in one transaction; a failure that escapes the processor sends each of
-   * its messages down {@link #processOrDeadLetter} (the inbox absorbs those settled already).
-   */
-  private void processBatch(List<Decoded> batch) {
-    if (batch.size() == 1) {
-      processOrDeadLetter(batch.get(0));
-      return;
-    }
-    List<Outcome> outcomes;
-    try {
-      outcomes = processor.process(batch, () -> stopping);
-    } catch (FaultInjector.SimulatedCrash crash) {
-      throw crash;
-    } catch (InboxBatch.Unsettled unsettled) {
-      // committed; these few failed after the commit (settling them): each goes on alone
-      notifyApplied(java.util.Arrays.asList(unsettled.outcomes));
-      for (int k = 0; k < unsettled.indices.size(); k++) {
-        laneFailures.increment();
-        Decoded d = batch.get(unsettled.indices.get(k));
-        Throwable cause = unsettled.failures.get(k);
-        LOG.error(
-            "consumer {}: settling {} failed after its batch committed; retrying it alone",
-            processor.consumer(),
-            d.message().origin(),
-            cause);
-        if (processor.mayRetry(1) && sleep(processor.retryDelay(1))) {
-          processOrDeadLetter(d, 1);
-        } else if (!stopping) {
-          deadLetter(d, cause, 1);
-        }
-      }
-      return;
-    } catch (RuntimeException | Error e) {
-      laneFailures.increment();
-      LOG.error(
-          "consumer {}: a batch of {} failed outside its handlers; processing it message by"
-              + " message",
-          processor.consumer(),
-          batch.size(),
-          e);
-      for (Decoded d : batch) {
-        processOrDeadLetter(d);
-      }
-      return;
-    }
-    notifyApplied(outcomes);
-  }
-
-  private void notifyApplied(List<Outcome> outcomes) {
-    for (Outcome outcome : outcomes) {
-      if (outcome == Outcome.APPLIED) {
-        notifyApplied();
-      }
-    }
-  }
-
-  /**
-   * Processes one message; a failure that escapes the processor (its handler failures do not: it
-   * retries and dead-letters them itself) is retried with the processor's retry policy, then the
-   * message is dead-lettered like any other. Left unacknowledged instead, it would stall its
-   * aggregate — and on Kafka every later offset of its partition — until a restart, silently.
-   */
-  private void processOrDeadLetter(Decoded next) {
-    processOrDeadLetter(next, 0);
-  }
-
-  /** {@link #processOrDeadLetter(Decoded)} after {@code failedBefore} failures. */
-  private void processOrDeadLetter(Decoded next, int failedBefore) {
-    int failures = failedBefore;
-    while (!stopping) {
-      try {
-        if (processor.process(next, () -> stopping) == Outcome.APPLIED) {
-          notifyApplied();
-        }
-        return;
-      } catch (FaultInjector.SimulatedCrash crash) {
-        throw crash;
-      } catch (RuntimeException | Error e) {
-        failures++;
-        laneFailures.increment();
-        if (processor.mayRetry(failures)) {
-          LOG.error(
-              "consumer {}: lane {} failed on {} (attempt {}); retrying",
-              processor.consumer(),
-              lane(next),
-              next.message().origin(),
-              failures,
-              e);
-          if (!sleep(processor.retryDelay(failures))) {
-            return;
-          }
-          continue;
-        }
-        LOG.error(
-            "consumer {}: lane {} failed on {} {} times; dead-lettering it",
-            processor.consumer(),
-            lane(next),
-            next.message().origin(),
-            failures,
-            e);
-        deadLetter(next, e, failures);
-        return;
-      }
-    }
-  }
-
-  private void deadLetter(Decoded next, Throwable failure, int failures) {
-    try {
-      processor.deadLetterFailure(next, failure, failures, () -> stopping);
-    } catch (FaultInjector.SimulatedCrash crash) {
-      throw crash;
-    } catch (RuntimeException | Error last) {
-      LOG.error(
-          "consumer {}: could not dead-letter {}; it is left for redelivery",
-          processor.consumer(),
-          next.message().origin(),
-          last);
-    }
-  }
-
-  private int lane(Decoded d) {
-    return Math.floorMod(d.laneKey().hashCode(), lanes.size());
-  }
-
-  private boolean sleep(Duration delay) {
-    long deadline = System.nanoTime() + delay.toNanos();
-    while (!stopping) {
-      long left = deadline - System.nanoTime();
-      if (left <= 0) {
-        return true;
-      }
-      try {
-        Thread.sleep(Math.min(50, Math.max(1, left / 1_000_000)));
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return false;
-      }
-    }
-    return false;
-  }
-
-  /** Failures that escaped the processor and were retried or dead-lettered by a lane. */
-  public long laneFailures() {
-    return (long) laneFailures.count();
   }
 
   /** Builds a {@link ConsumerRunner}; {@code source} and {@code processor} are required. */

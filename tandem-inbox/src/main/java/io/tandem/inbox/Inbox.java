@@ -5,7 +5,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.tandem.core.Event;
 import io.tandem.core.TandemException;
-import io.tandem.inbox.internal.ConsumerStore;
+import io.tandem.inbox.internal.PositionStore;
 import io.tandem.jdbc.Dialect;
 import io.tandem.jdbc.JdbcException;
 import io.tandem.jdbc.Transactions;
@@ -102,7 +102,7 @@ public final class Inbox {
             "the inbox needs an open transaction, but the connection is in auto-commit mode:"
                 + " call connection.setAutoCommit(false) first");
       }
-      return new ConsumerStore(d).recordProcessed(connection, consumer, event);
+      return new PositionStore(d).recordProcessed(connection, consumer, event);
     } catch (SQLException e) {
       throw new JdbcException(
           "recording event " + event.eventId() + " for consumer '" + consumer + "' failed", e);

@@ -1,6 +1,10 @@
 package io.tandem.inbox;
 
-import io.tandem.inbox.internal.ConsumerStore;
+import io.tandem.inbox.internal.AdvanceStore;
+import io.tandem.inbox.internal.DeadLetterStore;
+import io.tandem.inbox.internal.GapReport;
+import io.tandem.inbox.internal.ParkingStore;
+import io.tandem.inbox.internal.PositionStore;
 import io.tandem.jdbc.Dialect;
 import io.tandem.jdbc.JdbcException;
 import io.tandem.jdbc.TransactionWork;
@@ -31,12 +35,20 @@ import javax.sql.DataSource;
 public final class InboxOperations {
   private final DataSource dataSource;
   private final Dialect dialect;
-  private final ConsumerStore store;
+  private final PositionStore positions;
+  private final ParkingStore parking;
+  private final DeadLetterStore letters;
+  private final AdvanceStore advances;
+  private final GapReport gapReport;
 
   private InboxOperations(DataSource dataSource, Dialect dialect) {
     this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
     this.dialect = Objects.requireNonNull(dialect, "dialect");
-    this.store = new ConsumerStore(dialect);
+    this.positions = new PositionStore(dialect);
+    this.parking = new ParkingStore(dialect);
+    this.letters = new DeadLetterStore(dialect);
+    this.advances = new AdvanceStore(dialect);
+    this.gapReport = new GapReport(dialect);
   }
 
   /** The consumer tables in {@code dataSource} (PostgreSQL or MariaDB). */
@@ -59,13 +71,13 @@ public final class InboxOperations {
     if (limit < 1 || limit > 10_000) {
       throw new IllegalArgumentException("limit must be between 1 and 10000, was " + limit);
     }
-    return read(conn -> store.listDeadLetters(conn, consumer, status, afterId, limit));
+    return read(conn -> letters.listDeadLetters(conn, consumer, status, afterId, limit));
   }
 
   /** How many dead letters of {@code consumer} are open ({@link DeadLetterStatus#DEAD}). */
   public long openDeadLetters(String consumer) {
     requireConsumer(consumer);
-    return read(conn -> store.countDeadLetters(conn, consumer));
+    return read(conn -> letters.countDeadLetters(conn, consumer));
   }
 
   /**
@@ -80,7 +92,7 @@ public final class InboxOperations {
     if (limit < 1 || limit > 10_000) {
       throw new IllegalArgumentException("limit must be between 1 and 10000, was " + limit);
     }
-    return read(conn -> store.gaps(conn, consumer, olderThan, limit));
+    return read(conn -> gapReport.gaps(conn, consumer, olderThan, limit));
   }
 
   /**
@@ -134,7 +146,7 @@ public final class InboxOperations {
     String aggregate = aggregateType + "/" + aggregateId;
     return read(
         conn -> {
-          long last = store.lockPosition(conn, consumer, aggregateType, aggregateId, 0);
+          long last = positions.lockPosition(conn, consumer, aggregateType, aggregateId, 0);
           if (toVersion <= last) {
             throw new IllegalStateException(
                 "consumer "
@@ -146,7 +158,7 @@ public final class InboxOperations {
                     + " already; nothing to advance to version "
                     + toVersion);
           }
-          var parked = store.lowestParked(conn, consumer, aggregateType, aggregateId);
+          var parked = parking.lowestParked(conn, consumer, aggregateType, aggregateId);
           if (parked.isPresent() && parked.getAsLong() <= toVersion) {
             throw new IllegalStateException(
                 "version "
@@ -163,7 +175,7 @@ public final class InboxOperations {
                     + (parked.getAsLong() - 1)
                     + " so that it is applied");
           }
-          var dead = store.blockingDeadLetter(conn, consumer, aggregateType, aggregateId);
+          var dead = letters.blockingDeadLetter(conn, consumer, aggregateType, aggregateId);
           if (dead.isPresent() && dead.get()[1] <= toVersion) {
             throw new IllegalStateException(
                 "dead letter #"
@@ -178,7 +190,7 @@ public final class InboxOperations {
                     + " discard; a discard moves the position past it and keeps it for review)");
           }
           long id =
-              store.insertAdvance(
+              advances.insertAdvance(
                   conn,
                   consumer,
                   aggregateType,
@@ -187,8 +199,8 @@ public final class InboxOperations {
                   toVersion,
                   reason.strip(),
                   advancedBy.strip());
-          store.updatePosition(conn, consumer, aggregateType, aggregateId, toVersion);
-          return store.listAdvances(conn, consumer, id - 1, 1).get(0);
+          positions.updatePosition(conn, consumer, aggregateType, aggregateId, toVersion);
+          return advances.listAdvances(conn, consumer, id - 1, 1).get(0);
         });
   }
 
@@ -198,7 +210,7 @@ public final class InboxOperations {
     if (limit < 1 || limit > 10_000) {
       throw new IllegalArgumentException("limit must be between 1 and 10000, was " + limit);
     }
-    return read(conn -> store.listAdvances(conn, consumer, afterId, limit));
+    return read(conn -> advances.listAdvances(conn, consumer, afterId, limit));
   }
 
   private static void requireText(String value, String name) {

@@ -62,6 +62,23 @@ public final class Failures {
     return false;
   }
 
+  /**
+   * Whether {@code failure} says the transaction was aborted by an earlier failed statement
+   * (PostgreSQL 25P02): a handler that caught its own SQL error and went on, so the consumer's next
+   * statement fails for the handler's sake.
+   */
+  public static boolean abortedByEarlierStatement(Throwable failure) {
+    for (Throwable t = failure; t != null; t = t.getCause()) {
+      if (t instanceof SQLException sql && "25P02".equals(sql.getSQLState())) {
+        return true;
+      }
+      if (t.getCause() == t) {
+        break;
+      }
+    }
+    return false;
+  }
+
   /** A one-line description of a failure for a dead letter or a log line. */
   public static String describe(Throwable failure) {
     StringBuilder s = new StringBuilder();

@@ -1,0 +1,12 @@
+package io.tandem.inbox;
+
+import io.tandem.testkit.RequiresMariaDb;
+import java.sql.SQLException;
+
+@RequiresMariaDb
+class MariaDbStoreFailureTest extends StoreFailureTest {
+  @Override
+  InboxDatabase openDatabase(String prefix) throws SQLException {
+    return InboxDatabase.mariadb(prefix);
+  }
+}
