@@ -71,9 +71,11 @@ final class ConsumerBareRuns {
       BlockingQueue<InboundMessage> arrived = new ArrayBlockingQueue<>(4 * batch);
       AtomicBoolean stop = new AtomicBoolean();
       AtomicReference<Exception> failed = new AtomicReference<>();
+      StatementTimes trace = StatementTimes.enabled() ? new StatementTimes() : null;
+      DataSource ds = trace == null ? db.pool : trace.wrap(db.pool);
       Thread writer =
           new Thread(
-              () -> writeBatches(db.pool, arrived, batch, stop, done, failed),
+              () -> writeBatches(ds, arrived, batch, stop, done, failed),
               "bench-bare-batched-writer");
       MessageSource source = setup.source(topic, "bare-batched");
       long start = System.nanoTime();
@@ -101,6 +103,9 @@ final class ConsumerBareRuns {
         writer.join(10_000);
       }
       setup.say("bare handler, batched: %.0f events/s", rate);
+      if (trace != null) {
+        setup.say("%s", trace.report("bare handler, batched", count, count / rate * 1e3));
+      }
       return rate;
     }
   }

@@ -70,6 +70,19 @@ final class ConsumerEvents {
   static long steady(
       KafkaTransport kafka, String prefix, long first, int rate, Duration window, String type)
       throws InterruptedException {
+    return steady(kafka, prefix, first, rate, window, type, null);
+  }
+
+  /** As {@link #steady}; with {@code breakdown}, each request's hand-over and ack are noted. */
+  static long steady(
+      KafkaTransport kafka,
+      String prefix,
+      long first,
+      int rate,
+      Duration window,
+      String type,
+      LatencyBreakdown breakdown)
+      throws InterruptedException {
     long total = rate * window.toSeconds();
     long start = System.nanoTime();
     long sent = 0;
@@ -85,7 +98,11 @@ final class ConsumerEvents {
       for (long i = sent; i < dueCount; i++) {
         due.add(deposit(prefix, first + i, type));
       }
+      long handedOver = System.nanoTime();
       publish(kafka, due);
+      if (breakdown != null) {
+        breakdown.sent(due, handedOver, System.nanoTime());
+      }
       sent = dueCount;
       due.clear();
     }

@@ -1,5 +1,6 @@
 package io.tandem.bench;
 
+import io.tandem.core.spi.MessageSource;
 import io.tandem.inbox.ConsumerRunner;
 import io.tandem.inbox.InboxProcessor;
 import io.tandem.inbox.Outcome;
@@ -9,6 +10,7 @@ import java.time.Instant;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
+import javax.sql.DataSource;
 
 /**
  * The consumer benchmark's inbox runs: {@link InboxProcessor} (ordering guard, inbox record) on a
@@ -29,8 +31,10 @@ final class ConsumerInboxRuns {
   double throughput(String topic, int lanes, int count) throws Exception {
     try (BenchDatabase db = new BenchDatabase(setup.postgres(), "bench_inbox", lanes + 2)) {
       db.execute(ConsumerEffects.TABLE);
-      InboxProcessor processor = processor(db, null).build();
-      ConsumerRunner runner = runner(topic, processor, lanes, "inbox" + lanes);
+      StatementTimes trace = StatementTimes.enabled() ? new StatementTimes() : null;
+      InboxProcessor processor =
+          processor(trace == null ? db.pool : trace.wrap(db.pool), null, null).build();
+      ConsumerRunner runner = runner(setup.source(topic, "inbox" + lanes), processor, lanes);
       long start = System.nanoTime();
       runner.start();
       double rate =
@@ -38,6 +42,9 @@ final class ConsumerInboxRuns {
               () -> processor.appliedCount() + processor.duplicateCount(), count, start);
       runner.close();
       setup.say("inbox, %d lane(s): %.0f events/s", lanes, rate);
+      if (trace != null) {
+        setup.say("%s", trace.report("inbox, " + lanes + " lane(s)", count, count / rate * 1e3));
+      }
       if (processor.duplicateCount() > 0 || processor.deadLetteredCount() > 0) {
         setup.say(
             "  (%d duplicates, %d dead letters)",
@@ -62,20 +69,24 @@ final class ConsumerInboxRuns {
         KafkaTransport kafka =
             ConsumerEvents.transport(setup.bootstrap(), setup.kafkaClient(), topic)) {
       db.execute(ConsumerEffects.TABLE);
-      InboxProcessor processor = processor(db, millis).build();
-      ConsumerRunner runner = runner(topic, processor, lanes, "steady" + lanes);
+      LatencyBreakdown breakdown = new LatencyBreakdown();
+      InboxProcessor processor = processor(db.pool, millis, breakdown).build();
+      ConsumerRunner runner =
+          runner(breakdown.wrap(setup.source(topic, "steady" + lanes)), processor, lanes);
       runner.start();
       try {
         long next =
             ConsumerEvents.steady(kafka, "st-", 0, rate, warmUp, ConsumerEvents.BACKLOG_TYPE);
         await(processor, next);
         long end =
-            ConsumerEvents.steady(kafka, "st-", next, rate, window, ConsumerEvents.STEADY_TYPE);
+            ConsumerEvents.steady(
+                kafka, "st-", next, rate, window, ConsumerEvents.STEADY_TYPE, breakdown);
         await(processor, end);
         if (millis.size() != end - next) {
           throw new IllegalStateException(
               "measured " + millis.size() + " of the window's " + (end - next) + " events");
         }
+        setup.say("  where it went: %s", breakdown.summary());
       } finally {
         runner.close();
       }
@@ -88,11 +99,15 @@ final class ConsumerInboxRuns {
     return new double[] {p.at(0.50), p.at(0.99)};
   }
 
-  /** The processor; with {@code millis}, each applied steady event's latency goes there. */
-  private InboxProcessor.Builder processor(BenchDatabase db, Queue<Double> millis) {
+  /**
+   * The processor; with {@code millis}, each applied steady event's latency (wall clock, from its
+   * {@code occurredAt}) goes there and its commit to {@code breakdown}.
+   */
+  private InboxProcessor.Builder processor(
+      DataSource ds, Queue<Double> millis, LatencyBreakdown breakdown) {
     InboxProcessor.Builder b =
         InboxProcessor.builder()
-            .dataSource(db.pool)
+            .dataSource(ds)
             .consumer("bench")
             .onBatch(ConsumerEvents.BACKLOG_TYPE, ConsumerEffects::batch)
             .onBatch(ConsumerEvents.STEADY_TYPE, ConsumerEffects::batch);
@@ -101,15 +116,16 @@ final class ConsumerInboxRuns {
           (e, outcome) -> {
             if (outcome == Outcome.APPLIED && e.eventType().equals(ConsumerEvents.STEADY_TYPE)) {
               millis.add(Duration.between(e.occurredAt(), Instant.now()).toNanos() / 1e6);
+              breakdown.committed(e);
             }
           });
     }
     return b;
   }
 
-  private ConsumerRunner runner(String topic, InboxProcessor processor, int lanes, String kind) {
+  private ConsumerRunner runner(MessageSource source, InboxProcessor processor, int lanes) {
     return ConsumerRunner.builder()
-        .source(setup.source(topic, kind))
+        .source(source)
         .processor(processor)
         .concurrency(lanes)
         .maxBatch(batch)
