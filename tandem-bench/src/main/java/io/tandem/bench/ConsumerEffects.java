@@ -9,13 +9,15 @@ import java.util.List;
 /**
  * The consumer benchmarks' business effect: one {@code bench_effect} row per event, written by
  * every consumer under test (bare, bare batched, inbox, each scale-out instance) so that they do
- * the same work. {@code applied_by} names the consumer process that wrote the row.
+ * the same work. {@code applied_by} names the consumer process that wrote the row, {@code
+ * applied_at} the database's clock when it did.
  */
 final class ConsumerEffects {
   static final String TABLE =
       "CREATE TABLE bench_effect (id bigserial PRIMARY KEY, account text NOT NULL,"
           + " version bigint NOT NULL, amount_cents bigint NOT NULL,"
-          + " applied_by text NOT NULL DEFAULT '')";
+          + " applied_by text NOT NULL DEFAULT '',"
+          + " applied_at timestamptz NOT NULL DEFAULT clock_timestamp())";
   private static final String INSERT =
       "INSERT INTO bench_effect (account, version, amount_cents, applied_by) VALUES (?, ?, ?, ?)";
 

@@ -15,8 +15,7 @@ import org.apache.kafka.common.GroupState;
 
 /**
  * A consumer group as the broker sees it: which member (by {@code client.id}) holds how many
- * partitions. For the consumer scale-out benchmark, which waits until the group has shared the
- * topic before it publishes.
+ * partitions. For the consumer scale-out benchmark, which reports how its group shared the topic.
  */
 final class ConsumerGroupView implements AutoCloseable {
   private final Admin admin;

@@ -18,18 +18,21 @@ import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 /**
  * One consumer of a consumer group in a JVM of its own, for the consumer scale-out benchmark: the
  * batched inbox ({@link InboxProcessor} on a {@link ConsumerRunner}) writing one {@code
- * bench_effect} row per event, marked with the instance's name; runs until the process is
+ * bench_effect} row per event, marked with the instance's name. It prints {@value #READY} when
+ * built, starts consuming once the gate file exists (so that the instances of a count join their
+ * group together, on a topic that already holds the events), and runs until the process is
  * terminated. On termination it closes the runner (finishing the batches being applied) and writes
  * the latency of each steady event it applied (µs from the event's hand-over to the producer to
  * this instance's commit, one per line) to the given file.
  *
  * <p>Arguments: {@code env:NAME} of the variable holding the JDBC URL, Kafka bootstrap servers,
  * topic, group id, instance name (also the Kafka {@code client.id}, so that the group's assignment
- * names it), lanes, largest batch, latency file.
+ * names it), lanes, largest batch, latency file, gate file.
  */
 public final class ConsumerInstanceMain {
   static final String READY = "TANDEM-CONSUMER-INSTANCE-READY";
@@ -41,6 +44,7 @@ public final class ConsumerInstanceMain {
     int lanes = Integer.parseInt(args[5]);
     int batch = Integer.parseInt(args[6]);
     Path latencyFile = Path.of(args[7]);
+    Path gate = Path.of(args[8]);
     HikariConfig config = new HikariConfig();
     config.setJdbcUrl(JvmProcess.argument(args[0])); // env:NAME: never on the command line
     config.setMaximumPoolSize(lanes + 2);
@@ -79,7 +83,6 @@ public final class ConsumerInstanceMain {
             .maxInFlight(4 * batch)
             .closeTimeout(Duration.ofSeconds(3))
             .build();
-    runner.start();
     Runtime.getRuntime()
         .addShutdownHook(
             new Thread(
@@ -97,6 +100,10 @@ public final class ConsumerInstanceMain {
                 "consumer-instance-stop"));
     System.out.println(READY);
     System.out.flush();
+    while (!Files.exists(gate)) {
+      TimeUnit.MILLISECONDS.sleep(5);
+    }
+    runner.start();
     new CountDownLatch(1).await();
   }
 }

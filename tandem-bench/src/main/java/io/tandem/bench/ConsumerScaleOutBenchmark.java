@@ -104,30 +104,40 @@ public final class ConsumerScaleOutBenchmark {
         ConsumerGroupView view =
             new ConsumerGroupView(servers.bootstrapServers(), kafkaClient, group)) {
       db.execute(ConsumerEffects.TABLE);
+      long published = System.nanoTime();
+      ConsumerEvents.backlog(kafka, events);
+      double publishMs = (System.nanoTime() - published) / 1e6;
+      say("%d consumer(s): %d events published in %.0f ms", n, events, publishMs);
+      Path gate = logs.resolve("gate-" + n);
       List<JvmProcess> consumers = new ArrayList<>();
       try {
         for (int i = 0; i < n; i++) {
           names.add("consumer-" + n + "-" + i);
           latencyFiles.add(logs.resolve(names.get(i) + ".latency"));
-          consumers.add(start(logs, db, servers, topic, group, names.get(i), latencyFiles.get(i)));
+          consumers.add(
+              start(logs, db, servers, topic, group, names.get(i), latencyFiles.get(i), gate));
         }
         for (JvmProcess c : consumers) {
           c.awaitOutput(ConsumerInstanceMain.READY, Duration.ofSeconds(60));
         }
-        String partitions = view.awaitShared(names, PARTITIONS, Duration.ofSeconds(90));
-        say("%d consumer(s) share the partitions: %s", n, partitions);
         long backend = db.count("SELECT pg_backend_pid()");
-
         long[] before = cpu(consumers, backend, servers);
         long start = System.nanoTime();
-        ConsumerEvents.backlog(kafka, events);
-        long publishNanos = System.nanoTime() - start;
+        Files.createFile(gate); // the consumers join their group and drain the topic
         awaitEffects(db, events, n + " consumer(s)");
         long drainNanos = System.nanoTime() - start;
         long[] after = cpu(consumers, backend, servers);
+        double spanMs =
+            db.count(
+                "SELECT round(extract(epoch FROM max(applied_at) - min(applied_at)) * 1000)"
+                    + " FROM bench_effect");
+        double perSec = events / (Math.max(1, spanMs) / 1e3);
         String applied = appliedPer(db, names);
-        double perSec = events / (drainNanos / 1e9);
-        say("%d consumer(s): %,.0f events/s (%s)", n, perSec, applied);
+        String partitions = view.awaitShared(names, PARTITIONS, Duration.ofSeconds(90));
+        say(
+            "%d consumer(s): %,.0f events/s from the first effect to the last, %,.0f ms from the"
+                + " start (partitions %s, effects %s)",
+            n, perSec, drainNanos / 1e6, partitions, applied);
 
         long steady =
             ConsumerEvents.steady(
@@ -149,7 +159,7 @@ public final class ConsumerScaleOutBenchmark {
             n,
             perSec,
             drainNanos / 1e6,
-            publishNanos / 1e6,
+            publishMs,
             partitions,
             applied,
             latency.at(0.50),
@@ -170,7 +180,8 @@ public final class ConsumerScaleOutBenchmark {
       String topic,
       String group,
       String name,
-      Path latencyFile) {
+      Path latencyFile,
+      Path gate) {
     return JvmProcess.start(
         logs,
         name,
@@ -183,7 +194,7 @@ public final class ConsumerScaleOutBenchmark {
                 KafkaClientProperties.encode(kafkaClient))
             .add(servers.bootstrapServers(), topic, group, name)
             .add(Integer.toString(LANES), Integer.toString(ConsumerBenchmark.BATCH))
-            .add(latencyFile.toString()));
+            .add(latencyFile.toString(), gate.toString()));
   }
 
   private static void awaitEffects(BenchDatabase db, long total, String who) throws Exception {

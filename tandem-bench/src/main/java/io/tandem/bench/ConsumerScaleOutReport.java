@@ -19,10 +19,12 @@ public record ConsumerScaleOutReport(
     List<Row> rows, int events, int steadyRate, int lanes, int cores, String database) {
 
   /**
-   * One consumer count: throughput draining the events (published at once after the group shared
-   * the partitions), how long publishing them took, partitions and effects per consumer, latency at
-   * the steady rate, and CPU ms during the drain: each consumer, then PostgreSQL, the Kafka broker
-   * process (0 for a given cluster), this JVM (the publisher), the machine.
+   * One consumer count: throughput draining the events published beforehand (events over the span
+   * from the first effect to the last), the time from letting the consumers go to the last effect
+   * (group join included), how long publishing took (before, not overlapping), partitions and
+   * effects per consumer, latency at the steady rate, and CPU ms from letting the consumers go to
+   * the last effect: each consumer, then PostgreSQL, the Kafka broker process (0 for a given
+   * cluster), this JVM, the machine (every process on it, those of others included).
    */
   public record Row(
       int instances,
@@ -50,7 +52,17 @@ public record ConsumerScaleOutReport(
       f.put("cpu_ms_kafka", cpuMs[instances + 1]);
       f.put("cpu_ms_bench", cpuMs[instances + 2]);
       f.put("cpu_ms_machine", cpuMs[instances + 3]);
+      f.put("cpu_ms_other", otherCpu());
       return f;
+    }
+
+    /** The machine's busy CPU that none of the measured processes used (other work on it). */
+    long otherCpu() {
+      long ours = 0;
+      for (int i = 0; i < instances + 3; i++) {
+        ours += cpuMs[i];
+      }
+      return Math.max(0, cpuMs[instances + 3] - ours);
     }
 
     String consumersCpu() {
@@ -89,7 +101,7 @@ public record ConsumerScaleOutReport(
 
   public String toTable() {
     StringBuilder sb = new StringBuilder();
-    String format = "%-9s %9s %7s %-16s %-24s %7s %7s %-22s %8s %7s %7s %6s%n";
+    String format = "%-9s %9s %7s %-16s %-24s %7s %7s %-22s %8s %7s %7s %7s %6s%n";
     sb.append(
         String.format(
             Locale.ROOT,
@@ -105,12 +117,13 @@ public record ConsumerScaleOutReport(
             "postgres",
             "kafka",
             "bench",
+            "other",
             "busy"));
     for (Row r : rows) {
       sb.append(
           String.format(
               Locale.ROOT,
-              "%-9d %9.0f %7.2f %-16s %-24s %7.1f %7.1f %-22s %8d %7d %7d %5.0f%%%n",
+              "%-9d %9.0f %7.2f %-16s %-24s %7.1f %7.1f %-22s %8d %7d %7d %7d %5.0f%%%n",
               r.instances(),
               r.perSec(),
               speedup(r),
@@ -122,6 +135,7 @@ public record ConsumerScaleOutReport(
               r.cpuMs()[r.instances()],
               r.cpuMs()[r.instances() + 1],
               r.cpuMs()[r.instances() + 2],
+              r.otherCpu(),
               100 * machineBusy(r)));
     }
     sb.append(
