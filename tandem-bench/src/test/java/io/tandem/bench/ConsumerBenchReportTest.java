@@ -7,7 +7,8 @@ import org.junit.jupiter.api.Test;
 class ConsumerBenchReportTest {
 
   private static final ConsumerBenchReport REPORT =
-      new ConsumerBenchReport(20_000, 1_000.0, 1_250.0, 8_000.0, 2_400.0, 800.0, 8, 500, "db");
+      new ConsumerBenchReport(
+          20_000, 1_000.0, 1_250.0, 8_000.0, 2_400.0, 800.0, 6.5, 21.25, 8, 500, "db");
 
   @Test
   void theRatiosAreTheInboxAgainstEachBareHandler() {
@@ -22,7 +23,8 @@ class ConsumerBenchReportTest {
     assertThat(REPORT.toJson())
         .startsWith(
             "{\"inbox_per_s\": 1000.0, \"bare_per_s\": 1250.0, \"bare_batched_per_s\": 8000.0,"
-                + " \"inbox_vs_bare_batched\": 0.125, \"inbox_vs_bare\": 0.800,")
-        .contains("\"parallel_speedup\": 3.000", "\"batch\": 500");
+                + " \"inbox_vs_bare_batched\": 0.125, \"inbox_vs_bare\": 0.800,"
+                + " \"parallel_speedup\": 3.000, \"p99_ms_at_1000_per_s\": 21.3,")
+        .contains("\"p50_ms_at_1000_per_s\": 6.5", "\"batch\": 500");
   }
 }
