@@ -186,14 +186,9 @@ final class Scenario implements AutoCloseable {
     return JvmProcess.start(dir, name, Faults.jvmOptions(faults), RoleMain.class.getName(), all);
   }
 
-  /**
-   * Changes the service commits per transaction: one in the short forms (up to 1,000 changes), one
-   * per thousand changes of a long run, at most {@value #AGGREGATES} (each account once).
-   * Committing several together keeps the meaning of every drill — each change is in the database
-   * with its event or neither is — while a 100,000-change run does not spend its hour on commits.
-   */
+  /** Changes the service commits per transaction: see {@link DrillSettings#changesPerCommit()}. */
   int changesPerCommit() {
-    return Math.max(1, Math.min(AGGREGATES, settings.events() / 1000));
+    return settings.changesPerCommit();
   }
 
   /** Events a polling relay reads per cycle: 50 in the short forms, up to 500 in long runs. */
