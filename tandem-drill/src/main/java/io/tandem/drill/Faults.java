@@ -18,7 +18,16 @@ final class Faults {
    */
   static boolean diedAtItsFault(JvmProcess process, String what, List<String> detail)
       throws InterruptedException {
-    int status = process.awaitExit(EXIT);
+    return diedAtItsFault(process, what, detail, EXIT);
+  }
+
+  /**
+   * As {@link #diedAtItsFault(JvmProcess, String, List)}, waiting up to {@code wait}: a long run
+   * reaches a fault a third of the way through only after minutes.
+   */
+  static boolean diedAtItsFault(JvmProcess process, String what, List<String> detail, Duration wait)
+      throws InterruptedException {
+    int status = process.awaitExit(wait);
     boolean fired =
         status == ConfiguredFaults.HALT_STATUS
             && process.output().contains(ConfiguredFaults.FIRED)

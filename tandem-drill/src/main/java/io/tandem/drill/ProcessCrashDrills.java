@@ -4,6 +4,7 @@ import io.tandem.core.FaultInjector;
 import io.tandem.testkit.JvmProcess;
 import io.tandem.testkit.PostgresServer;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
@@ -170,7 +171,12 @@ final class ProcessCrashDrills {
       JvmProcess service,
       List<String> detail)
       throws Exception {
-    boolean fired = Faults.diedAtItsFault(doomed, what, detail);
+    // Waits as long as the drill may take to settle: at 100,000 events the fault a third of the
+    // way through comes minutes after the start, and a successor started beside a live process
+    // would prove nothing.
+    Duration wait =
+        Faults.EXIT.compareTo(s.settings.timeout()) > 0 ? Faults.EXIT : s.settings.timeout();
+    boolean fired = Faults.diedAtItsFault(doomed, what, detail, wait);
     long faultAt = System.nanoTime();
     JvmProcess successor = replacement.get();
     successor.awaitOutput(RoleMain.READY, Scenario.START);
