@@ -18,6 +18,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.SQLTransientConnectionException;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -121,12 +122,22 @@ final class ServiceRole {
     }
   }
 
-  private static int countChanges(DataSource ds) throws SQLException {
-    try (Connection c = ds.getConnection();
-        PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM drill_changes");
-        ResultSet rs = ps.executeQuery()) {
-      rs.next();
-      return rs.getInt(1);
+  /** Changes already committed (by a predecessor); waits up to 120 s for the database. */
+  private static int countChanges(DataSource ds) throws SQLException, InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+    while (true) {
+      try (Connection c = ds.getConnection();
+          PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM drill_changes");
+          ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getInt(1);
+      } catch (SQLTransientConnectionException e) {
+        if (System.nanoTime() > deadline) {
+          throw e;
+        }
+        System.out.println("no connection to the service database yet, retrying: " + e);
+        TimeUnit.MILLISECONDS.sleep(500);
+      }
     }
   }
 
