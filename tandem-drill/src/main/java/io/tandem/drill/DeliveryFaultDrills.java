@@ -79,7 +79,7 @@ final class DeliveryFaultDrills {
       JvmProcess relay = s.relayProcess(null);
       JvmProcess service = s.serviceProcess(null, 0);
       Scenario.awaitAllReady(consumer, relay);
-      service.awaitExit(Faults.EXIT);
+      service.awaitExit(Faults.exitWait(settings));
       OutboxOperations outbox = OutboxOperations.create(s.service());
       boolean published =
           Scenario.await(

@@ -41,6 +41,14 @@ final class Faults {
     return faults == null ? List.of() : List.of("-D" + ConfiguredFaults.PROPERTY + "=" + faults);
   }
 
+  /**
+   * How long a drill waits for a process to end: {@link #EXIT}, or the drill's timeout when longer
+   * (a 100,000-event service writes for many minutes).
+   */
+  static Duration exitWait(DrillSettings settings) {
+    return EXIT.compareTo(settings.timeout()) > 0 ? EXIT : settings.timeout();
+  }
+
   static String point(String point, String action, int nth) {
     return point + "=" + action + "@" + nth;
   }

@@ -174,8 +174,7 @@ final class ProcessCrashDrills {
     // Waits as long as the drill may take to settle: at 100,000 events the fault a third of the
     // way through comes minutes after the start, and a successor started beside a live process
     // would prove nothing.
-    Duration wait =
-        Faults.EXIT.compareTo(s.settings.timeout()) > 0 ? Faults.EXIT : s.settings.timeout();
+    Duration wait = Faults.exitWait(s.settings);
     boolean fired = Faults.diedAtItsFault(doomed, what, detail, wait);
     long faultAt = System.nanoTime();
     JvmProcess successor = replacement.get();

@@ -41,7 +41,7 @@ final class QuarantineDrill {
       JvmProcess relay = s.relayProcess(null);
       Scenario.awaitAllReady(consumer, relay);
       JvmProcess service = s.serviceProcess(null, 0, "--poison-at", Integer.toString(poisonAt));
-      service.awaitExit(Faults.EXIT);
+      service.awaitExit(Faults.exitWait(settings));
       InboxProcessor operator =
           InboxProcessor.builder()
               .dataSource(s.consumer())
