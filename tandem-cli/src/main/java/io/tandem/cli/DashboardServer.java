@@ -1,7 +1,6 @@
 package io.tandem.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -10,7 +9,6 @@ import io.tandem.core.ErrorSummary;
 import io.tandem.inbox.DeadLetterStatus;
 import io.tandem.inbox.InboxOperations;
 import io.tandem.jdbc.Dialect;
-import io.tandem.jdbc.Transactions;
 import io.tandem.outbox.OutboxMetrics;
 import io.tandem.outbox.OutboxOperations;
 import io.tandem.outbox.OutboxStatus;
@@ -20,26 +18,15 @@ import io.tandem.saga.SagaStatus;
 import io.tandem.saga.SagaTrail;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
-import java.lang.reflect.RecordComponent;
 import java.net.InetSocketAddress;
-import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.Collection;
-import java.util.Deque;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -63,14 +50,7 @@ import org.slf4j.LoggerFactory;
  * {@code sampleEvery} into a bounded history for the charts.
  */
 final class DashboardServer implements AutoCloseable {
-  static final int HISTORY = 360;
   private static final Logger log = LoggerFactory.getLogger(DashboardServer.class);
-  private static final ObjectMapper JSON = new ObjectMapper();
-  private static final Map<String, String> TYPES =
-      Map.of(
-          "html", "text/html; charset=utf-8",
-          "js", "text/javascript; charset=utf-8",
-          "css", "text/css; charset=utf-8");
 
   private final DataSource dataSource;
   private final Dialect dialect;
@@ -85,11 +65,11 @@ final class DashboardServer implements AutoCloseable {
   private final PrometheusMeterRegistry registry;
   private final OutboxMetrics outboxMetrics;
   private final SagaMetrics sagaMetrics;
-  private final Deque<Map<String, Object>> history = new ArrayDeque<>();
+  private final DashboardHistory history;
+  private final DashboardActionLog actionLog;
   private final ScheduledExecutorService sampler;
   private final ExecutorService executor;
   private final HttpServer server;
-  private long lastPublished = -1;
 
   /**
    * @param endpoint where to listen; outside loopback the token guards reads too
@@ -146,9 +126,11 @@ final class DashboardServer implements AutoCloseable {
               t.setDaemon(true);
               return t;
             });
-    sample();
+    this.history = new DashboardHistory(outbox);
+    this.actionLog = new DashboardActionLog(dataSource, dialect);
+    history.sample();
     sampler.scheduleWithFixedDelay(
-        this::sample, sampleEvery.toMillis(), sampleEvery.toMillis(), TimeUnit.MILLISECONDS);
+        history::sample, sampleEvery.toMillis(), sampleEvery.toMillis(), TimeUnit.MILLISECONDS);
     server = HttpServer.create(new InetSocketAddress(endpoint.host(), endpoint.port()), 64);
     server.setExecutor(executor);
     server.createContext("/", this::handle);
@@ -159,95 +141,72 @@ final class DashboardServer implements AutoCloseable {
     return server.getAddress().getPort();
   }
 
-  private void sample() {
-    try {
-      OutboxStatus s = outbox.status();
-      Map<String, Object> point = new LinkedHashMap<>();
-      point.put("at", Instant.now().toString());
-      point.put("pending", s.pending());
-      point.put("oldestPendingSeconds", s.oldestPendingAge().toMillis() / 1000.0);
-      point.put("quarantined", s.quarantined());
-      point.put("published", s.published());
-      synchronized (history) {
-        point.put(
-            "publishedSinceLast",
-            lastPublished < 0 ? 0 : Math.max(0, s.published() - lastPublished));
-        lastPublished = s.published();
-        history.addLast(point);
-        while (history.size() > HISTORY) {
-          history.removeFirst();
-        }
-      }
-    } catch (RuntimeException e) {
-      log.warn("dashboard: sampling the outbox failed: {}", e.getMessage());
-    }
-  }
-
   private void handle(HttpExchange ex) throws IOException {
     try {
       String path = ex.getRequestURI().getPath();
       String method = ex.getRequestMethod();
       boolean data = path.startsWith("/api/") || path.equals("/metrics");
       if (readsNeedToken && data && !authorized(ex)) {
-        json(ex, 401, Map.of("error", "a bearer token is required (Authorization: Bearer ...)"));
+        DashboardHttp.json(
+            ex, 401, Map.of("error", "a bearer token is required (Authorization: Bearer ...)"));
         return;
       }
       if (method.equals("POST")) {
         action(ex, path);
       } else if (!method.equals("GET")) {
         ex.getResponseHeaders().set("Allow", "GET, POST");
-        json(ex, 405, Map.of("error", method + " is not allowed"));
+        DashboardHttp.json(ex, 405, Map.of("error", method + " is not allowed"));
       } else if (path.equals("/metrics")) {
-        respond(ex, 200, "text/plain; version=0.0.4; charset=utf-8", bytes(registry.scrape()));
+        DashboardHttp.respond(
+            ex,
+            200,
+            "text/plain; version=0.0.4; charset=utf-8",
+            DashboardHttp.bytes(registry.scrape()));
       } else if (path.startsWith("/api/")) {
         read(ex, path.substring("/api/".length()));
       } else {
-        asset(ex, path.equals("/") ? "index.html" : path.substring(1));
+        DashboardHttp.asset(ex, path.equals("/") ? "index.html" : path.substring(1));
       }
     } catch (IllegalArgumentException | IllegalStateException e) {
-      json(ex, 400, Map.of("error", String.valueOf(e.getMessage())));
+      DashboardHttp.json(ex, 400, Map.of("error", String.valueOf(e.getMessage())));
     } catch (RuntimeException e) {
       log.warn("dashboard: {} {} failed", ex.getRequestMethod(), ex.getRequestURI(), e);
-      json(ex, 500, Map.of("error", ErrorSummary.of(e)));
+      DashboardHttp.json(ex, 500, Map.of("error", ErrorSummary.of(e)));
     } finally {
       ex.close();
     }
   }
 
   private void read(HttpExchange ex, String what) throws IOException {
-    Map<String, String> q = query(ex);
+    Map<String, String> q = DashboardHttp.query(ex);
     Object body =
         switch (what) {
           case "overview" -> overview();
-          case "history" -> {
-            synchronized (history) {
-              yield List.copyOf(history);
-            }
-          }
-          case "quarantined" -> view(outbox.listQuarantined(100));
+          case "history" -> history.points();
+          case "quarantined" -> JsonView.view(outbox.listQuarantined(100));
           case "dead-letters" ->
-              view(inbox.deadLetters(consumer(q), DeadLetterStatus.DEAD, 0, 100));
-          case "gaps" -> view(inbox.gaps(consumer(q), Duration.ZERO, 100));
+              JsonView.view(inbox.deadLetters(consumer(q), DeadLetterStatus.DEAD, 0, 100));
+          case "gaps" -> JsonView.view(inbox.gaps(consumer(q), Duration.ZERO, 100));
           case "sagas" ->
-              view(
+              JsonView.view(
                   sagas.list(
                       null,
                       q.containsKey("status") ? SagaStatus.valueOf(q.get("status")) : null,
                       Instant.now().plusSeconds(1),
                       100));
           case "saga" ->
-              view(
+              JsonView.view(
                   sagas
                       .find(UUID.fromString(required(q, "id")))
                       .orElseThrow(() -> new IllegalArgumentException("no saga " + q.get("id"))));
-          case "trail" -> view(trail.find(required(q, "correlationId")));
-          case "actions" -> actions();
+          case "trail" -> JsonView.view(trail.find(required(q, "correlationId")));
+          case "actions" -> actionLog.actions();
           default -> null;
         };
     if (body == null) {
-      json(ex, 404, Map.of("error", "no such API: /api/" + what));
+      DashboardHttp.json(ex, 404, Map.of("error", "no such API: /api/" + what));
     } else {
-      json(ex, 200, body);
+      DashboardHttp.json(ex, 200, body);
     }
   }
 
@@ -261,7 +220,7 @@ final class DashboardServer implements AutoCloseable {
     o.put("published", s.published());
     o.put("unownedPartitions", s.unowned().size());
     o.put("strandedPartitions", s.stranded().size());
-    o.put("relays", view(s.instances()));
+    o.put("relays", JsonView.view(s.instances()));
     Map<String, Long> byStatus = new LinkedHashMap<>();
     for (SagaStatus status : SagaStatus.values()) {
       byStatus.put(status.name(), 0L);
@@ -290,7 +249,7 @@ final class DashboardServer implements AutoCloseable {
       log.warn(
           "dashboard: refused {} from {} without the dashboard token", path, ex.getRemoteAddress());
       ex.getResponseHeaders().set("WWW-Authenticate", "Bearer realm=\"tandem-dashboard\"");
-      json(
+      DashboardHttp.json(
           ex,
           401,
           Map.of("error", "this action needs the dashboard token (Authorization: Bearer ...)"));
@@ -299,7 +258,10 @@ final class DashboardServer implements AutoCloseable {
     JsonNode body;
     try (InputStream in = ex.getRequestBody()) {
       byte[] raw = in.readNBytes(64 * 1024);
-      body = raw.length == 0 ? JSON.createObjectNode() : JSON.readTree(raw);
+      body =
+          raw.length == 0
+              ? DashboardHttp.JSON.createObjectNode()
+              : DashboardHttp.JSON.readTree(raw);
     }
     String operator = text(body, "operator").orElse("anonymous");
     String remote = String.valueOf(ex.getRemoteAddress());
@@ -332,7 +294,7 @@ final class DashboardServer implements AutoCloseable {
             null,
             () -> sagas.retryStuck(id));
       }
-      default -> json(ex, 404, Map.of("error", "no such action: " + path));
+      default -> DashboardHttp.json(ex, 404, Map.of("error", "no such action: " + path));
     }
   }
 
@@ -349,71 +311,19 @@ final class DashboardServer implements AutoCloseable {
       work.run();
     } catch (RuntimeException e) {
       String error = ErrorSummary.of(e).toString();
-      record(
+      actionLog.record(
           operator,
           remote,
           action,
           target,
           "FAILED",
           detail == null ? error : detail + "; " + error);
-      json(ex, 409, Map.of("error", String.valueOf(e.getMessage())));
+      DashboardHttp.json(ex, 409, Map.of("error", String.valueOf(e.getMessage())));
       return;
     }
-    record(operator, remote, action, target, "DONE", detail);
+    actionLog.record(operator, remote, action, target, "DONE", detail);
     log.info("dashboard: {} {} by {} from {}", action, target, operator, remote);
-    json(ex, 200, Map.of("done", action, "target", target));
-  }
-
-  private void record(
-      String operator, String remote, String action, String target, String outcome, String detail) {
-    try {
-      Transactions.inTransaction(
-          dataSource,
-          c -> {
-            try (PreparedStatement ps = c.prepareStatement(dialect.dashboardActionInsert())) {
-              ps.setString(1, clip(operator, 255));
-              ps.setString(2, clip(remote, 255));
-              ps.setString(3, action);
-              ps.setString(4, target);
-              ps.setString(5, outcome);
-              ps.setString(6, detail);
-              ps.executeUpdate();
-            }
-            return null;
-          });
-    } catch (SQLException e) {
-      throw new io.tandem.jdbc.JdbcException("recording the dashboard action failed", e);
-    }
-  }
-
-  private List<Map<String, Object>> actions() {
-    try {
-      return Transactions.inTransaction(
-          dataSource,
-          c -> {
-            List<Map<String, Object>> out = new ArrayList<>();
-            try (PreparedStatement ps = c.prepareStatement(dialect.dashboardActionList())) {
-              ps.setInt(1, 100);
-              try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                  Map<String, Object> a = new LinkedHashMap<>();
-                  a.put("id", rs.getLong("id"));
-                  a.put("at", String.valueOf(dialect.readInstant(rs, "acted_at")));
-                  a.put("operator", rs.getString("operator"));
-                  a.put("remote", rs.getString("remote"));
-                  a.put("action", rs.getString("action"));
-                  a.put("target", rs.getString("target"));
-                  a.put("outcome", rs.getString("outcome"));
-                  a.put("detail", rs.getString("detail"));
-                  out.add(a);
-                }
-              }
-            }
-            return out;
-          });
-    } catch (SQLException e) {
-      throw new io.tandem.jdbc.JdbcException("reading the dashboard's actions failed", e);
-    }
+    DashboardHttp.json(ex, 200, Map.of("done", action, "target", target));
   }
 
   private boolean authorized(HttpExchange ex) {
@@ -448,108 +358,6 @@ final class DashboardServer implements AutoCloseable {
     return v == null || !v.isTextual() || v.asText().isBlank()
         ? Optional.empty()
         : Optional.of(v.asText().strip());
-  }
-
-  private static String clip(String s, int max) {
-    return s.length() <= max ? s : s.substring(0, max);
-  }
-
-  private static Map<String, String> query(HttpExchange ex) {
-    Map<String, String> q = new LinkedHashMap<>();
-    String raw = ex.getRequestURI().getRawQuery();
-    if (raw != null) {
-      for (String pair : raw.split("&")) {
-        int eq = pair.indexOf('=');
-        if (eq > 0) {
-          q.put(
-              URLDecoder.decode(pair.substring(0, eq), StandardCharsets.UTF_8),
-              URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8));
-        }
-      }
-    }
-    return q;
-  }
-
-  /** A JSON-ready view of API values: records as maps, times and ids as text, no raw bodies. */
-  static Object view(Object value) {
-    if (value == null
-        || value instanceof String
-        || value instanceof Number
-        || value instanceof Boolean) {
-      return value;
-    }
-    if (value instanceof Optional<?> o) {
-      return view(o.orElse(null));
-    }
-    if (value instanceof OptionalLong o) {
-      return o.isPresent() ? o.getAsLong() : null;
-    }
-    if (value instanceof Duration d) {
-      return d.toMillis() / 1000.0;
-    }
-    if (value instanceof byte[] b) {
-      return b.length + " bytes";
-    }
-    if (value instanceof Collection<?> c) {
-      return c.stream().map(DashboardServer::view).toList();
-    }
-    if (value instanceof Map<?, ?> m) {
-      Map<String, Object> out = new LinkedHashMap<>();
-      m.forEach((k, v) -> out.put(String.valueOf(k), view(v)));
-      return out;
-    }
-    if (value instanceof Record r) {
-      Map<String, Object> out = new LinkedHashMap<>();
-      for (RecordComponent component : r.getClass().getRecordComponents()) {
-        try {
-          out.put(component.getName(), view(component.getAccessor().invoke(r)));
-        } catch (ReflectiveOperationException e) {
-          throw new IllegalStateException("cannot read " + component, e);
-        }
-      }
-      return out;
-    }
-    return value.toString(); // Instant, UUID, enums
-  }
-
-  private void asset(HttpExchange ex, String name) throws IOException {
-    int dot = name.lastIndexOf('.');
-    String type = dot < 0 ? null : TYPES.get(name.substring(dot + 1));
-    if (type == null || name.contains("..") || name.contains("/")) {
-      json(ex, 404, Map.of("error", "not found: " + name));
-      return;
-    }
-    try (InputStream in =
-        DashboardServer.class.getResourceAsStream("/io/tandem/cli/dashboard/" + name)) {
-      if (in == null) {
-        json(ex, 404, Map.of("error", "not found: " + name));
-        return;
-      }
-      ex.getResponseHeaders().set("Cache-Control", "no-store");
-      ex.getResponseHeaders()
-          .set(
-              "Content-Security-Policy",
-              "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:");
-      respond(ex, 200, type, in.readAllBytes());
-    }
-  }
-
-  private static void json(HttpExchange ex, int status, Object body) throws IOException {
-    respond(ex, status, "application/json", JSON.writeValueAsBytes(body));
-  }
-
-  private static byte[] bytes(String s) {
-    return s.getBytes(StandardCharsets.UTF_8);
-  }
-
-  private static void respond(HttpExchange ex, int status, String type, byte[] body)
-      throws IOException {
-    ex.getResponseHeaders().set("Content-Type", type);
-    ex.getResponseHeaders().set("X-Content-Type-Options", "nosniff");
-    ex.sendResponseHeaders(status, body.length);
-    try (OutputStream out = ex.getResponseBody()) {
-      out.write(body);
-    }
   }
 
   @Override

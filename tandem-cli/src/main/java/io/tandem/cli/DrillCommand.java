@@ -113,17 +113,17 @@ final class DrillCommand implements Callable<Integer> {
     Path dir = logs != null ? logs : Files.createTempDirectory("tandem-drill-");
     kafka.checked();
     DrillSettings settings =
-        new DrillSettings(
-                events,
-                outage,
-                timeout,
-                !withoutProtection,
-                jdbcUrl,
-                kafka.bootstrapOrNull(),
-                dir,
-                relay)
-            .withKafkaClient(kafka.clientProperties())
-            .withKafkaCluster(kafkaCluster);
+        DrillSettings.builder(dir)
+            .events(events)
+            .outage(outage)
+            .timeout(timeout)
+            .protection(!withoutProtection)
+            .jdbcUrl(jdbcUrl)
+            .kafkaBootstrap(kafka.bootstrapOrNull())
+            .relay(relay)
+            .kafkaClient(kafka.clientProperties())
+            .kafkaCluster(kafkaCluster)
+            .build();
     DrillReport report = DrillRunner.run(selected, settings, System.err);
     if (json) {
       System.out.println(report.toJson());

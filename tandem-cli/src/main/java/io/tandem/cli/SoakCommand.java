@@ -80,16 +80,7 @@ final class SoakCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     Path dir = logs != null ? logs : Files.createTempDirectory("tandem-soak-");
-    DrillSettings drill =
-        new DrillSettings(
-            DrillSettings.DEFAULT_EVENTS,
-            DrillSettings.DEFAULT_OUTAGE,
-            timeout,
-            true,
-            jdbcUrl,
-            null,
-            dir,
-            DrillSettings.POLLING_RELAY);
+    DrillSettings drill = DrillSettings.builder(dir).timeout(timeout).jdbcUrl(jdbcUrl).build();
     DrillReport report =
         Soak.run(
             new Soak.Settings(

@@ -6,7 +6,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import javax.sql.DataSource;
 
 /** The consumer's side effect and its delivery log, shared by the consumer role and the checker. */
 final class DrillEffects {
@@ -44,18 +43,6 @@ final class DrillEffects {
             c.prepareStatement("SELECT enabled FROM drill_rules WHERE name = 'reject-poison'");
         ResultSet rs = ps.executeQuery()) {
       return rs.next() && rs.getBoolean(1);
-    }
-  }
-
-  /** Records one received message (autocommit, before it is processed). */
-  static void logDelivery(DataSource ds, Event eventOrNull) {
-    try (Connection c = ds.getConnection();
-        PreparedStatement ps =
-            c.prepareStatement("INSERT INTO drill_deliveries (event_id) VALUES (?)")) {
-      ps.setObject(1, eventOrNull == null ? null : eventOrNull.eventId());
-      ps.executeUpdate();
-    } catch (SQLException e) {
-      throw new IllegalStateException("cannot log a delivery: " + e.getMessage(), e);
     }
   }
 }

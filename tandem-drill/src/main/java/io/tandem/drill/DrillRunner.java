@@ -35,36 +35,36 @@ public final class DrillRunner {
     add(
         "service-crash-after-commit",
         "the writing service dies right after committing; a new instance carries on",
-        (env, n) -> new Drills(env).serviceCrashAfterCommit(n));
+        (env, n) -> new ProcessCrashDrills(env).serviceCrashAfterCommit(n));
     add(
         "relay-crash-after-ack",
         "the relay dies after the broker's ack, before marking published; another relay takes over",
-        (env, n) -> new Drills(env).relayCrashAfterAck(n));
+        (env, n) -> new ProcessCrashDrills(env).relayCrashAfterAck(n));
     add(
         "broker-outage",
         "the broker is stopped under load (--outage, default 30 s), then started",
-        (env, n) -> new Drills(env).brokerOutage(n));
+        (env, n) -> new BrokerDrills(env).brokerOutage(n));
     add(
         "broker-failover",
         "the Kafka node leading a partition is killed under load on a 3-node cluster, then"
             + " restarted",
-        (env, n) -> new Drills(env).brokerFailover(n));
+        (env, n) -> new BrokerDrills(env).brokerFailover(n));
     add(
         "duplicate-delivery",
         "messages are delivered twice",
-        (env, n) -> new Drills(env).duplicateDelivery(n));
+        (env, n) -> new DeliveryFaultDrills(env).duplicateDelivery(n));
     add(
         "out-of-order",
         "versions of an aggregate are delivered shuffled",
-        (env, n) -> new Drills(env).outOfOrder(n));
+        (env, n) -> new DeliveryFaultDrills(env).outOfOrder(n));
     add(
         "consumer-crash-after-commit",
         "a consumer dies after its transaction, before the ack; another consumer takes over",
-        (env, n) -> new Drills(env).consumerCrashAfterCommit(n));
+        (env, n) -> new ProcessCrashDrills(env).consumerCrashAfterCommit(n));
     add(
         "quarantine-replay",
         "a poison event is quarantined, then replayed by the operator",
-        (env, n) -> new Drills(env).quarantineReplay(n));
+        (env, n) -> new QuarantineDrill(env).quarantineReplay(n));
     add(
         "orchestrator-crash",
         "an orchestrator dies mid-saga; another resumes its sagas",
@@ -76,11 +76,11 @@ public final class DrillRunner {
     add(
         "database-restart",
         "the service database crashes under load and restarts",
-        (env, n) -> new Drills(env).databaseRestart(n));
+        (env, n) -> new DatabaseDrills(env).databaseRestart(n));
     add(
         "database-failover",
         "the primary of the services' databases is killed under load and its standby promoted",
-        (env, n) -> new Drills(env).databaseFailover(n));
+        (env, n) -> new DatabaseDrills(env).databaseFailover(n));
     add(
         "cdc-stopped",
         "the CDC relay stops while writes go on; WAL piles up in its slot until the lag alert"

@@ -18,7 +18,16 @@ final class Faults {
    */
   static boolean diedAtItsFault(JvmProcess process, String what, List<String> detail)
       throws InterruptedException {
-    int status = process.awaitExit(EXIT);
+    return diedAtItsFault(process, what, detail, EXIT);
+  }
+
+  /**
+   * As {@link #diedAtItsFault(JvmProcess, String, List)}, waiting up to {@code wait}: a long run
+   * reaches a fault a third of the way through only after minutes.
+   */
+  static boolean diedAtItsFault(JvmProcess process, String what, List<String> detail, Duration wait)
+      throws InterruptedException {
+    int status = process.awaitExit(wait);
     boolean fired =
         status == ConfiguredFaults.HALT_STATUS
             && process.output().contains(ConfiguredFaults.FIRED)
@@ -30,6 +39,14 @@ final class Faults {
   /** The JVM option that switches {@code faults} on in a child process; none for null. */
   static List<String> jvmOptions(String faults) {
     return faults == null ? List.of() : List.of("-D" + ConfiguredFaults.PROPERTY + "=" + faults);
+  }
+
+  /**
+   * How long a drill waits for a process to end: {@link #EXIT}, or the drill's timeout when longer
+   * (a 100,000-event service writes for many minutes).
+   */
+  static Duration exitWait(DrillSettings settings) {
+    return EXIT.compareTo(settings.timeout()) > 0 ? EXIT : settings.timeout();
   }
 
   static String point(String point, String action, int nth) {

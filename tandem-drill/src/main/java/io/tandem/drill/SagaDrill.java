@@ -4,21 +4,20 @@ import io.tandem.core.FaultInjector;
 import io.tandem.examples.checkout.CheckoutDemo;
 import io.tandem.examples.checkout.CheckoutDemoSettings;
 import io.tandem.examples.checkout.CheckoutInvariants;
+import io.tandem.examples.checkout.CheckoutOrchestrator;
 import io.tandem.examples.checkout.CheckoutSystem;
 import io.tandem.examples.checkout.OrchestratorMain;
 import io.tandem.examples.checkout.ShippingService;
+import io.tandem.outbox.OutboxOperations;
 import io.tandem.saga.SagaStatus;
 import io.tandem.testkit.JvmProcess;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import javax.sql.DataSource;
 
 /**
  * {@code orchestrator-crash}: the checkout reference system (order, payment, inventory and shipping
@@ -81,14 +80,7 @@ final class SagaDrill {
                 },
                 wait);
         long recovery = settled ? (System.nanoTime() - faultAt) / 1_000_000 : -1;
-        return verdict(
-            name,
-            system,
-            sagas,
-            publishedCommands(system.orchestratorJdbcUrl()),
-            recovery,
-            fired,
-            detail);
+        return verdict(name, system, sagas, publishedCommands(system), recovery, fired, detail);
       } finally {
         first.close();
         if (second != null) {
@@ -182,13 +174,9 @@ final class SagaDrill {
         system, dir, instance, Duration.ofSeconds(5), Faults.jvmOptions(faults));
   }
 
-  private static long publishedCommands(String jdbcUrl) throws SQLException {
-    try (Connection c = DriverManager.getConnection(jdbcUrl);
-        Statement s = c.createStatement();
-        ResultSet rs =
-            s.executeQuery("SELECT count(*) FROM tandem_outbox WHERE published_at IS NOT NULL")) {
-      rs.next();
-      return rs.getLong(1);
-    }
+  /** Commands the orchestrator's outbox published, read through the library's operations. */
+  private static long publishedCommands(CheckoutSystem system) {
+    DataSource orchestrator = system.databases().get(CheckoutOrchestrator.NAME);
+    return OutboxOperations.create(orchestrator).status().published();
   }
 }

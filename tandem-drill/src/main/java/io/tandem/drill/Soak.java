@@ -78,7 +78,8 @@ public final class Soak {
     long seconds = settings.duration().toSeconds();
     int changes = (int) Math.max(20, settings.changesPerSecond() * seconds);
     int sagas = (int) Math.max(10, settings.checkoutsPerSecond() * seconds);
-    DrillSettings drill = settings.drill().withEvents(changes);
+    // One change per commit, as a service under steady load commits them.
+    DrillSettings drill = settings.drill().toBuilder().events(changes).changesPerCommit(1).build();
     say("starting servers...");
     try (DrillEnvironment env = DrillEnvironment.start(drill)) {
       if (!env.kafka().isEmbedded()) {

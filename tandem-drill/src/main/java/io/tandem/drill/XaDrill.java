@@ -1,18 +1,12 @@
 package io.tandem.drill;
 
 import io.tandem.core.FaultInjector;
-import io.tandem.jdbc.Migrations;
 import io.tandem.testkit.IsolatedDatabase;
 import io.tandem.testkit.JvmProcess;
 import io.tandem.testkit.MariaDbServer;
 import io.tandem.testkit.PostgresServer;
 import io.tandem.testkit.TestInfrastructure;
-import io.tandem.xa.XaOperations;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -20,9 +14,6 @@ import java.util.List;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
-import javax.sql.DataSource;
-import org.mariadb.jdbc.MariaDbDataSource;
-import org.postgresql.xa.PGXADataSource;
 
 /**
  * {@code coordinator-crash}: a two-phase coordinator process (accounts on PostgreSQL, a ledger on
@@ -37,7 +28,6 @@ final class XaDrill {
   static final String DEBIT = "UPDATE accounts SET balance = balance - 1 WHERE id = 1 AND ? <> ''";
   static final String CREDIT = "UPDATE ledger SET balance = balance + 1 WHERE id = 1 AND ? <> ''";
   static final String LOG = "INSERT INTO transfer_log (id) VALUES (?)";
-  private static final Duration PRESUME_ABORT_AFTER = Duration.ofSeconds(5);
   private static final int KILL_AT = 10;
 
   private final DrillEnvironment env;
@@ -82,7 +72,7 @@ final class XaDrill {
     String node = "drill-" + UUID.randomUUID().toString().substring(0, 8);
     try (IsolatedDatabase accounts = pg.createDatabase("drill_xa");
         IsolatedDatabase ledger = maria.createDatabase("drill_xa")) {
-      prepare(accounts.dataSource(), ledger.dataSource());
+      XaBooks.prepare(accounts.dataSource(), ledger.dataSource());
       Path dir = settings.workDir().resolve(name + "-" + node);
       List<String> detail = new ArrayList<>();
       detail.add(
@@ -95,7 +85,7 @@ final class XaDrill {
       int transfers = Math.max(20, settings.events() / 10);
       for (Round round : ROUNDS) {
         JvmProcess doomed =
-            process(
+            XaCoordinators.process(
                 dir,
                 accounts,
                 ledger,
@@ -109,30 +99,31 @@ final class XaDrill {
         if (!fired) {
           failures.add("the fault at " + round.point() + " did not happen as planned");
         }
-        acknowledged.addAll(lines(doomed.output(), XaDrillMain.COMMITTED));
-        String inFlight = lastBegun(doomed.output());
+        acknowledged.addAll(XaCoordinators.lines(doomed.output(), XaDrillMain.COMMITTED));
+        String inFlight = XaCoordinators.lastBegun(doomed.output());
         long killedAt = System.nanoTime();
-        long inDoubt = inDoubt(accounts, ledger, node);
+        long inDoubt = XaBooks.inDoubt(accounts, ledger, node);
         detail.add(round.point() + ": " + inDoubt + " branch(es) in doubt after the kill");
         if (!settings.protection()) {
           break;
         }
         JvmProcess next =
-            process(dir, accounts, ledger, node, "coordinator-after-" + round.point(), 5, null);
+            XaCoordinators.process(
+                dir, accounts, ledger, node, "coordinator-after-" + round.point(), 5, null);
         boolean settled =
-            Scenario.await(() -> inDoubt(accounts, ledger, node) == 0, settings.timeout());
+            Scenario.await(() -> XaBooks.inDoubt(accounts, ledger, node) == 0, settings.timeout());
         long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killedAt);
         recoveryMs = Math.max(recoveryMs, settled ? ms : -1);
         if (next.awaitExit(Duration.ofSeconds(120)) != 0) {
           failures.add("the recovering coordinator did not finish: " + next.log());
         }
-        acknowledged.addAll(lines(next.output(), XaDrillMain.COMMITTED));
+        acknowledged.addAll(XaCoordinators.lines(next.output(), XaDrillMain.COMMITTED));
         if (!settled) {
           failures.add("branches still in doubt " + settings.timeout() + " after " + round.point());
         }
         if (inFlight != null) {
-          boolean onPg = logged(accounts.dataSource(), inFlight);
-          boolean onMaria = logged(ledger.dataSource(), inFlight);
+          boolean onPg = XaBooks.logged(accounts.dataSource(), inFlight);
+          boolean onMaria = XaBooks.logged(ledger.dataSource(), inFlight);
           detail.add(
               round.point()
                   + ": the transfer in flight is "
@@ -149,8 +140,8 @@ final class XaDrill {
           }
         }
       }
-      Set<String> pgLog = log(accounts.dataSource());
-      Set<String> mariaLog = log(ledger.dataSource());
+      Set<String> pgLog = XaBooks.log(accounts.dataSource());
+      Set<String> mariaLog = XaBooks.log(ledger.dataSource());
       Set<String> half = new HashSet<>(pgLog);
       half.removeAll(mariaLog);
       Set<String> halfOther = new HashSet<>(mariaLog);
@@ -158,9 +149,10 @@ final class XaDrill {
       half.addAll(halfOther);
       Set<String> lost = new HashSet<>(acknowledged);
       lost.removeIf(id -> pgLog.contains(id) && mariaLog.contains(id));
-      long debited = -sum(accounts.dataSource(), "SELECT balance FROM accounts WHERE id = 1");
-      long credited = sum(ledger.dataSource(), "SELECT balance FROM ledger WHERE id = 1");
-      long leftInDoubt = inDoubt(accounts, ledger, node);
+      long debited =
+          -XaBooks.sum(accounts.dataSource(), "SELECT balance FROM accounts WHERE id = 1");
+      long credited = XaBooks.sum(ledger.dataSource(), "SELECT balance FROM ledger WHERE id = 1");
+      long leftInDoubt = XaBooks.inDoubt(accounts, ledger, node);
       detail.add(
           "transfers acknowledged "
               + acknowledged.size()
@@ -190,7 +182,7 @@ final class XaDrill {
       }
       failures.forEach(f -> detail.add("FAIL: " + f));
       if (leftInDoubt > 0) {
-        recover(accounts, ledger, node); // so that the databases can be dropped
+        XaBooks.recover(accounts, ledger, node); // so that the databases can be dropped
       }
       Set<String> both = new HashSet<>(pgLog);
       both.retainAll(mariaLog);
@@ -210,124 +202,6 @@ final class XaDrill {
       if (own != null) {
         own.close();
       }
-    }
-  }
-
-  private static void prepare(DataSource pg, DataSource maria) throws SQLException {
-    Migrations.migrate(pg);
-    try (Connection c = pg.getConnection();
-        Statement s = c.createStatement()) {
-      s.execute("CREATE TABLE accounts (id int PRIMARY KEY, balance bigint NOT NULL)");
-      s.execute("INSERT INTO accounts VALUES (1, 0)");
-      s.execute("CREATE TABLE transfer_log (id text PRIMARY KEY)");
-    }
-    try (Connection c = maria.getConnection();
-        Statement s = c.createStatement()) {
-      s.execute("CREATE TABLE ledger (id INT PRIMARY KEY, balance BIGINT NOT NULL) ENGINE=InnoDB");
-      s.execute("INSERT INTO ledger VALUES (1, 0)");
-      s.execute("CREATE TABLE transfer_log (id VARCHAR(36) PRIMARY KEY) ENGINE=InnoDB");
-    }
-  }
-
-  private static JvmProcess process(
-      Path dir,
-      IsolatedDatabase pg,
-      IsolatedDatabase maria,
-      String node,
-      String name,
-      int transfers,
-      String faults)
-      throws InterruptedException {
-    JvmProcess p =
-        JvmProcess.start(
-            dir,
-            name,
-            Faults.jvmOptions(faults),
-            XaDrillMain.class.getName(),
-            JvmProcess.arguments()
-                .secret("TANDEM_DRILL_POSTGRES_URL", pg.jdbcUrl())
-                .secret("TANDEM_DRILL_MARIADB_URL", maria.jdbcUrl())
-                .add(node, Integer.toString(transfers))
-                .add(Long.toString(PRESUME_ABORT_AFTER.toMillis())));
-    p.awaitOutput(XaDrillMain.READY, Scenario.START);
-    return p;
-  }
-
-  private static List<String> lines(String output, String prefix) {
-    List<String> ids = new ArrayList<>();
-    for (String line : output.split("\n")) {
-      if (line.startsWith(prefix)) {
-        ids.add(line.substring(prefix.length()).trim());
-      }
-    }
-    return ids;
-  }
-
-  private static String lastBegun(String output) {
-    List<String> begun = lines(output, XaDrillMain.BEGIN);
-    List<String> done = lines(output, XaDrillMain.COMMITTED);
-    return begun.isEmpty() || done.contains(begun.get(begun.size() - 1))
-        ? null
-        : begun.get(begun.size() - 1);
-  }
-
-  private static XaOperations operations(IsolatedDatabase pg, IsolatedDatabase maria)
-      throws SQLException {
-    PGXADataSource accounts = new PGXADataSource();
-    accounts.setUrl(pg.jdbcUrl());
-    return XaOperations.builder()
-        .decisionLog(pg.dataSource())
-        .participant("accounts", accounts)
-        .participant("ledger", new MariaDbDataSource(maria.jdbcUrl()))
-        .build();
-  }
-
-  private static long inDoubt(IsolatedDatabase pg, IsolatedDatabase maria, String node) {
-    try (XaOperations ops = operations(pg, maria)) {
-      return ops.status().tandemBranches().stream()
-          .filter(b -> b.node().map(node::equals).orElse(false))
-          .count();
-    } catch (SQLException | RuntimeException e) {
-      return Long.MAX_VALUE;
-    }
-  }
-
-  private static void recover(IsolatedDatabase pg, IsolatedDatabase maria, String node)
-      throws SQLException {
-    try (XaOperations ops = operations(pg, maria)) {
-      ops.recover(node, Duration.ofMillis(1));
-    }
-  }
-
-  private static boolean logged(DataSource ds, String id) throws SQLException {
-    try (Connection c = ds.getConnection();
-        var ps = c.prepareStatement("SELECT count(*) FROM transfer_log WHERE id = ?")) {
-      ps.setString(1, id);
-      try (ResultSet rs = ps.executeQuery()) {
-        rs.next();
-        return rs.getLong(1) == 1;
-      }
-    }
-  }
-
-  private static Set<String> log(DataSource ds) throws SQLException {
-    Set<String> ids = new HashSet<>();
-    try (Connection c = ds.getConnection();
-        Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery("SELECT id FROM transfer_log")) {
-      while (rs.next()) {
-        ids.add(rs.getString(1));
-      }
-    }
-    return ids;
-  }
-
-  private static long sum(DataSource ds, String sql) throws SQLException {
-    try (Connection c = ds.getConnection();
-        Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery(sql)) {
-      rs.next();
-      return rs.getLong(1);
     }
   }
 }
