@@ -195,6 +195,25 @@ abstract class OutboxRelayTest {
   }
 
   @Test
+  void operationsTellWhichRelayPublishedHowManyAndHowLongEachWaited() throws SQLException {
+    append(5, 2);
+    OutboxOperations ops = OutboxOperations.create(db.dataSource);
+    assertThat(ops.pending()).isEqualTo(10);
+    drain(relay("r-ops-a").batchSize(4).build());
+    append("later-", 3, 1);
+    assertThat(ops.pending()).isEqualTo(3);
+    db.execute("UPDATE tandem_relay_partition SET owner = NULL, lease_until = NULL"); // a's gone
+    drain(relay("r-ops-b").build());
+    assertThat(ops.pending()).isZero();
+    assertThat(ops.publishedByRelay())
+        .containsExactly(Map.entry("r-ops-a", 10L), Map.entry("r-ops-b", 3L));
+    List<Duration> newest = ops.publishDelays(2);
+    assertThat(newest).hasSize(2).allSatisfy(d -> assertThat(d).isNotNegative());
+    assertThat(ops.publishDelays(100)).hasSize(13);
+    assertThatThrownBy(() -> ops.publishDelays(0)).hasMessage("newest must be at least 1, was 0");
+  }
+
+  @Test
   void aRelayJoiningTakesAFairShareOfPartitionsAndBothPublishWithoutDuplicates() {
     OutboxRelay a = startedOwningAll(relay("r-a"));
     OutboxRelay b = started(relay("r-b"));
