@@ -2,7 +2,12 @@ package io.tandem.bench;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.tandem.core.Event;
+import io.tandem.core.EventHeaders;
 import io.tandem.jdbc.Migrations;
+import io.tandem.jdbc.Transactions;
+import io.tandem.outbox.Outbox;
+import io.tandem.outbox.OutboxOperations;
 import io.tandem.testkit.IsolatedDatabase;
 import io.tandem.testkit.PostgresServer;
 import java.sql.Connection;
@@ -11,7 +16,12 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 
-/** A fresh, migrated database for one benchmark phase, with a connection pool. */
+/**
+ * A fresh, migrated database for one benchmark phase, with a connection pool. Backlogs of up to a
+ * million rows are inserted by one {@code generate_series} statement (a fixture: through {@link
+ * Outbox#appendAll} a 1M-row backlog would take minutes of the run); everything else reads and
+ * writes Tandem's tables through the library ({@link Outbox}, {@link OutboxOperations}).
+ */
 final class BenchDatabase implements AutoCloseable {
   // Bulk rows: version-major order (v1 of every aggregate, then v2, ...), like many aggregates
   // each changing now and then. The payload is a small JSON document of a typical shape.
@@ -26,8 +36,11 @@ final class BenchDatabase implements AutoCloseable {
         FROM generate_series(?, ? - 1) g
       """;
 
+  private static final Outbox OUTBOX = Outbox.create();
+
   final IsolatedDatabase database;
   final HikariDataSource pool;
+  final OutboxOperations operations;
 
   BenchDatabase(PostgresServer server, String prefix, int poolSize) {
     database = server.createDatabase(prefix);
@@ -37,6 +50,7 @@ final class BenchDatabase implements AutoCloseable {
     config.setPoolName("bench-" + prefix);
     pool = new HikariDataSource(config);
     Migrations.migrate(pool);
+    operations = OutboxOperations.create(pool);
   }
 
   /** Inserts rows {@code from .. to-1} of the bulk sequence over {@code aggregates} aggregates. */
@@ -58,6 +72,32 @@ final class BenchDatabase implements AutoCloseable {
     }
   }
 
+  /**
+   * Commits row {@code n} of the bulk sequence alone, through {@link Outbox#append}: the same event
+   * as {@link #insertRange} would insert, for a paced load of single-event commits.
+   */
+  void append(long n, int aggregates) {
+    String account = "acc-" + (n % aggregates);
+    Event event =
+        Event.builder()
+            .aggregate("Account", account, n / aggregates + 1)
+            .eventType("Deposited")
+            .payload(
+                "{\"accountId\": \""
+                    + account
+                    + "\", \"amountCents\": "
+                    + (n % 10000)
+                    + ", \"currency\": \"EUR\", \"note\": \"benchmark deposit\"}")
+            .headers(EventHeaders.builder().correlationId("bench").build())
+            .build();
+    Transactions.inTransaction(
+        pool,
+        c -> {
+          OUTBOX.append(c, event);
+          return null;
+        });
+  }
+
   void execute(String sql) throws SQLException {
     try (Connection c = pool.getConnection();
         Statement s = c.createStatement()) {
@@ -74,8 +114,9 @@ final class BenchDatabase implements AutoCloseable {
     }
   }
 
-  long pending() throws SQLException {
-    return count("SELECT count(*) FROM tandem_outbox WHERE published_at IS NULL");
+  /** Events waiting to be published, through the library's operations API. */
+  long pending() {
+    return operations.pending();
   }
 
   @Override

@@ -3,22 +3,12 @@ package io.tandem.bench;
 import io.tandem.core.FaultInjector;
 import io.tandem.core.Progress;
 import io.tandem.core.spi.Transport;
-import io.tandem.jdbc.PostgresDialect;
-import io.tandem.kafka.KafkaClientProperties;
 import io.tandem.kafka.KafkaTransport;
 import io.tandem.kafka.TopicRouter;
 import io.tandem.outbox.OutboxRelay;
-import io.tandem.testkit.JvmProcess;
 import io.tandem.testkit.KafkaBroker;
 import io.tandem.testkit.PostgresServer;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
 import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
-import java.sql.Array;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -31,7 +21,6 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.stream.IntStream;
 
 /**
  * The relay benchmark. Each phase runs on a fresh database of the same server, one after the other,
@@ -164,17 +153,18 @@ public final class RelayBenchmark {
       // each table in turn, so that the machine's noise falls on both.
       try (BenchDatabase small = new BenchDatabase(postgres, "bench_claim", 2)) {
         small.bulkInsert(0, 10_000, 1_000);
-        small.execute("UPDATE tandem_outbox SET published_at = now()");
+        ClaimTiming.publishAll(small, "bench-published-" + run);
         small.bulkInsert(10_000, 11_000, 1_000);
         if (quick) {
-          claim10k = claimMillis(List.of(small))[0];
+          claim10k = ClaimTiming.medianMillis(List.of(small), BATCH)[0];
         } else {
           try (BenchDatabase big = new BenchDatabase(postgres, "bench_heap", 2)) {
             say("inserting a backlog of 1,000,000 rows");
             big.bulkInsert(0, MILLION, 100_000);
-            heap = drainInChildProcess(big, bootstrap, topic);
+            heap =
+                BacklogDrain.inChildProcess(big, bootstrap, topic, kafkaClient, m -> say("%s", m));
             big.bulkInsert(MILLION, MILLION + 1_000, 1_000);
-            double[] both = claimMillis(List.of(small, big));
+            double[] both = ClaimTiming.medianMillis(List.of(small, big), BATCH);
             claim10k = both[0];
             claim1m = both[1];
           }
@@ -231,39 +221,7 @@ public final class RelayBenchmark {
     try (BenchDatabase db = new BenchDatabase(postgres, "bench_ceiling", 2)) {
       db.bulkInsert(0, events, aggregates());
       long start = System.nanoTime();
-      long done = 0;
-      try (Connection c = db.pool.getConnection();
-          PreparedStatement select =
-              c.prepareStatement(
-                  "SELECT id, event_id, aggregate_type, aggregate_id, aggregate_version,"
-                      + " event_type, schema_version, payload::text, headers::text, occurred_at"
-                      + " FROM tandem_outbox WHERE published_at IS NULL AND quarantined_at IS NULL"
-                      + " AND skipped_at IS NULL ORDER BY id LIMIT "
-                      + BATCH);
-          PreparedStatement mark =
-              c.prepareStatement(
-                  "UPDATE tandem_outbox SET published_at = now() WHERE id = ANY (?)")) {
-        while (true) {
-          List<Long> ids = new ArrayList<>(BATCH);
-          List<String> payloads = new ArrayList<>(BATCH); // read like a relay would
-          try (ResultSet rs = select.executeQuery()) {
-            while (rs.next()) {
-              ids.add(rs.getLong(1));
-              payloads.add(rs.getString(8));
-              rs.getObject(2, UUID.class);
-              rs.getString(9);
-              rs.getTimestamp(10);
-            }
-          }
-          if (ids.isEmpty()) {
-            break;
-          }
-          Array array = c.createArrayOf("bigint", ids.toArray());
-          mark.setArray(1, array);
-          mark.executeUpdate();
-          done += ids.size();
-        }
-      }
+      long done = RelayCeiling.drain(db, BATCH);
       double perSec = done / seconds(start);
       say("ceiling (raw SQL loop): %.0f rows/s over %d rows", perSec, done);
       return perSec;
@@ -326,7 +284,7 @@ public final class RelayBenchmark {
       if (relay != null) {
         awaitDrained(db, relay, committed.get(), Duration.ofMinutes(2));
         relay.close();
-        latency = latencies(commits, transport);
+        latency = AckLatencies.millis(commits, transport);
       }
       say(
           "writers %s the relay: %.0f commits/s%s",
@@ -391,7 +349,7 @@ public final class RelayBenchmark {
       awaitDrained(db, relay, total.get(), Duration.ofMinutes(2));
       relay.close();
       for (int r = 0; r < rounds; r++) {
-        out[r][1] = latencies(windows.get(r), transport)[1];
+        out[r][1] = AckLatencies.millis(windows.get(r), transport)[1];
         say("steady load %.0f events/s: commit-to-ack p99 %.1f ms", out[r][0], out[r][1]);
       }
       return out;
@@ -428,145 +386,6 @@ public final class RelayBenchmark {
       CpuTrace cpuBefore)
       throws Exception {
     OrderWriters.run(db.pool, WRITERS, window, commits, committed, ratePerSec, idPrefix, cpuBefore);
-  }
-
-  private static double[] latencies(ConcurrentHashMap<UUID, Long> commits, TimingTransport t) {
-    List<Double> millis = new ArrayList<>(commits.size());
-    commits.forEach(
-        (id, committedAt) -> {
-          Long acked = t.ackNanos.get(id);
-          if (acked != null) {
-            millis.add((acked - committedAt) / 1e6);
-          }
-        });
-    Percentiles p = new Percentiles(millis);
-    if (System.getenv("TANDEM_BENCH_TRACE") != null) {
-      long t0 = commits.values().stream().mapToLong(Long::longValue).min().orElse(0);
-      java.util.TreeMap<Long, double[]> buckets = new java.util.TreeMap<>();
-      commits.forEach(
-          (id, c) -> {
-            Long a = t.ackNanos.get(id);
-            Long sent = t.sentNanos.get(id);
-            if (a != null) {
-              double[] b = buckets.computeIfAbsent((c - t0) / 100_000_000L, k -> new double[4]);
-              b[0] = Math.max(b[0], (a - c) / 1e6);
-              if ((a - c) / 1e6 > 25) {
-                b[1]++;
-                if (sent != null) {
-                  b[2] = Math.max(b[2], (sent - c) / 1e6);
-                  b[3] = Math.max(b[3], (a - sent) / 1e6);
-                }
-              }
-            }
-          });
-      buckets.forEach(
-          (k, v) -> {
-            if (v[1] > 0) {
-              System.err.printf(
-                  "TRACE t=%.1fs max=%.1fms over25=%d (late ones: commit-to-send up to %.1fms,"
-                      + " send-to-ack up to %.1fms)%n",
-                  k / 10.0, v[0], (int) v[1], v[2], v[3]);
-            }
-          });
-    }
-    return new double[] {p.at(0.50), p.at(0.99)};
-  }
-
-  /** Claim queries measured per warm-up round and per sample, over every table in turn. */
-  private static final int CLAIM_WARM_UP = 5;
-
-  private static final int CLAIM_SAMPLES = 100;
-
-  /**
-   * The median time of the relay's claim query (a full batch, every partition) on each of {@code
-   * dbs}, one query on each in turn.
-   */
-  private double[] claimMillis(List<BenchDatabase> dbs) throws SQLException {
-    List<Integer> all = IntStream.range(0, 64).boxed().toList();
-    List<Connection> connections = new ArrayList<>();
-    List<PreparedStatement> statements = new ArrayList<>();
-    List<List<Double>> samples = new ArrayList<>();
-    try {
-      for (BenchDatabase db : dbs) {
-        // As autovacuum would have done by then: dead index entries of rows published a moment
-        // ago are a different cost from the size of the published history this figure is about.
-        db.execute("VACUUM ANALYZE tandem_outbox");
-        Connection c = db.pool.getConnection();
-        connections.add(c);
-        PreparedStatement ps = c.prepareStatement(PostgresDialect.INSTANCE.outboxClaim());
-        statements.add(ps);
-        PostgresDialect.INSTANCE.bindList(c, ps, 1, all);
-        ps.setLong(2, 0);
-        ps.setLong(3, 0);
-        ps.setInt(4, BATCH);
-        samples.add(new ArrayList<>());
-      }
-      for (int i = 0; i < CLAIM_WARM_UP + CLAIM_SAMPLES; i++) {
-        for (int d = 0; d < dbs.size(); d++) {
-          long start = System.nanoTime();
-          int rows = 0;
-          try (ResultSet rs = statements.get(d).executeQuery()) {
-            while (rs.next()) {
-              rows++;
-            }
-          }
-          if (rows == 0) {
-            throw new IllegalStateException("the claim query found nothing to claim");
-          }
-          if (i >= CLAIM_WARM_UP) {
-            samples.get(d).add((System.nanoTime() - start) / 1e6);
-          }
-        }
-      }
-    } finally {
-      for (PreparedStatement ps : statements) {
-        ps.close();
-      }
-      for (Connection c : connections) {
-        c.close();
-      }
-    }
-    return samples.stream().mapToDouble(s -> new Percentiles(s).at(0.5)).toArray();
-  }
-
-  private Double drainInChildProcess(BenchDatabase db, String bootstrap, String topic)
-      throws Exception {
-    List<String> options = new ArrayList<>(List.of("-Xmx256m"));
-    options.addAll(BenchJvm.jitOptions());
-    ProcessBuilder command =
-        JvmProcess.processBuilder(
-            options,
-            RelayDrainMain.class.getName(),
-            JvmProcess.arguments()
-                .secret("TANDEM_BENCH_JDBC_URL", db.database.jdbcUrl())
-                .environment(
-                    KafkaClientProperties.ENVIRONMENT_VARIABLE,
-                    KafkaClientProperties.encode(kafkaClient)) // never on the command line
-                .add(bootstrap, topic));
-    say("draining the backlog with a relay process limited to -Xmx256m");
-    Process p = command.redirectError(ProcessBuilder.Redirect.DISCARD).start();
-    Double heap = null;
-    try (BufferedReader out =
-        new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
-      for (String line = out.readLine(); line != null; line = out.readLine()) {
-        if (line.startsWith(RelayDrainMain.RESULT)) {
-          String[] parts = line.substring(RelayDrainMain.RESULT.length()).trim().split(" ");
-          heap = Double.parseDouble(parts[0]);
-          say("relay process drained 1M rows in %s ms, peak heap %s MB", parts[1], parts[0]);
-        }
-      }
-    }
-    if (!p.waitFor(20, TimeUnit.MINUTES) || p.exitValue() != 0 || heap == null) {
-      p.destroyForcibly();
-      throw new IllegalStateException(
-          "the relay process did not drain the 1M-row backlog within -Xmx256m (exit "
-              + (p.isAlive() ? "none" : p.exitValue())
-              + ")");
-    }
-    if (db.pending() != 0) {
-      throw new IllegalStateException("the relay process left rows unpublished");
-    }
-    return heap;
   }
 
   private OutboxRelay.Builder relayBuilder(BenchDatabase db, Transport transport) {

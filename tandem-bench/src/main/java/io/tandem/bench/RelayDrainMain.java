@@ -5,13 +5,11 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.tandem.kafka.KafkaClientProperties;
 import io.tandem.kafka.KafkaTransport;
 import io.tandem.kafka.TopicRouter;
+import io.tandem.outbox.OutboxOperations;
 import io.tandem.outbox.OutboxRelay;
 import io.tandem.testkit.JvmProcess;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
-import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.Statement;
 
 /**
  * A relay alone in its JVM, draining a backlog; prints the peak heap it used. Run by the relay
@@ -42,21 +40,12 @@ public final class RelayDrainMain {
                 .build()) {
       OutboxRelay relay = OutboxRelay.builder().dataSource(ds).transport(kafka).build();
       relay.start();
-      try (Connection c = ds.getConnection();
-          Statement s = c.createStatement()) {
-        while (true) {
+      OutboxOperations operations = OutboxOperations.create(ds);
+      while (operations.pending() > 0) {
+        peak = Math.max(peak, memory.getHeapMemoryUsage().getUsed());
+        for (int i = 0; i < 10; i++) {
+          Thread.sleep(50); // sampling interval of the heap, not a wait for an outcome
           peak = Math.max(peak, memory.getHeapMemoryUsage().getUsed());
-          try (ResultSet rs =
-              s.executeQuery("SELECT count(*) FROM tandem_outbox WHERE published_at IS NULL")) {
-            rs.next();
-            if (rs.getLong(1) == 0) {
-              break;
-            }
-          }
-          for (int i = 0; i < 10; i++) {
-            Thread.sleep(50); // sampling interval of the heap, not a wait for an outcome
-            peak = Math.max(peak, memory.getHeapMemoryUsage().getUsed());
-          }
         }
       }
       relay.close();

@@ -1,6 +1,7 @@
 package io.tandem.bench;
 
 import io.tandem.kafka.KafkaClientProperties;
+import io.tandem.outbox.OutboxStatus;
 import io.tandem.testkit.JvmProcess;
 import io.tandem.testkit.KafkaBroker;
 import io.tandem.testkit.KafkaBrokerProcess;
@@ -14,11 +15,13 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 
 /**
  * {@code tandem bench relay --instances 1,2,4}: for each count, that many relay processes ({@link
@@ -153,17 +156,14 @@ public final class RelayScaleOutBenchmark {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
     String last = "";
     while (System.nanoTime() < deadline) {
-      List<Long> counts = new ArrayList<>();
-      try (Connection c = db.pool.getConnection();
-          Statement s = c.createStatement();
-          ResultSet rs =
-              s.executeQuery(
-                  "SELECT count(*) FROM tandem_relay_partition WHERE owner IS NOT NULL AND"
-                      + " lease_until > now() GROUP BY owner ORDER BY count(*) DESC")) {
-        while (rs.next()) {
-          counts.add(rs.getLong(1));
-        }
-      }
+      List<Long> counts =
+          db.operations.status().partitions().stream()
+              .filter(OutboxStatus.Partition::owned)
+              .collect(Collectors.groupingBy(OutboxStatus.Partition::owner, Collectors.counting()))
+              .values()
+              .stream()
+              .sorted(Comparator.reverseOrder())
+              .toList();
       last = counts.toString();
       long owned = counts.stream().mapToLong(Long::longValue).sum();
       if (counts.size() == n && owned == PARTITIONS && counts.get(0) <= share) {
@@ -175,18 +175,8 @@ public final class RelayScaleOutBenchmark {
         n + " relays did not share the " + PARTITIONS + " partitions within 90 s: " + last);
   }
 
-  private static String publishedPerRelay(BenchDatabase db) throws SQLException {
-    List<Long> counts = new ArrayList<>();
-    try (Connection c = db.pool.getConnection();
-        Statement s = c.createStatement();
-        ResultSet rs =
-            s.executeQuery(
-                "SELECT count(*) FROM tandem_outbox GROUP BY published_by ORDER BY count(*) DESC")) {
-      while (rs.next()) {
-        counts.add(rs.getLong(1));
-      }
-    }
-    return join(counts);
+  private static String publishedPerRelay(BenchDatabase db) {
+    return join(List.copyOf(db.operations.publishedByRelay().values()));
   }
 
   private static String join(List<Long> counts) {

@@ -1,15 +1,15 @@
 package io.tandem.bench;
 
-import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.Statement;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
  * A steady offered load of single-event commits, and the commit-to-published latency read from the
  * rows' own timestamps ({@code published_at − created_at}: the database's clock on both ends, so
- * that whichever relay marked the rows, the measure is the same).
+ * that whichever relay marked the rows, the measure is the same), both through the library: {@code
+ * Outbox.append} per commit, {@code OutboxOperations.publishDelays} for the latencies (nearest-rank
+ * percentiles).
  */
 final class SteadyLoad {
   private SteadyLoad() {}
@@ -29,7 +29,7 @@ final class SteadyLoad {
       if (wait > 0) {
         TimeUnit.NANOSECONDS.sleep(wait);
       }
-      db.insertRange(first + i, first + i + 1, aggregates);
+      db.append(first + i, aggregates);
     }
     long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
     while (db.pending() > 0) {
@@ -38,17 +38,9 @@ final class SteadyLoad {
       }
       TimeUnit.MILLISECONDS.sleep(50);
     }
-    try (Connection c = db.pool.getConnection();
-        Statement s = c.createStatement();
-        ResultSet rs =
-            s.executeQuery(
-                "SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY d), percentile_cont(0.99)"
-                    + " WITHIN GROUP (ORDER BY d) FROM (SELECT extract(epoch FROM published_at -"
-                    + " created_at) * 1000 AS d FROM tandem_outbox ORDER BY id DESC LIMIT "
-                    + total
-                    + ") t")) {
-      rs.next();
-      return new double[] {rs.getDouble(1), rs.getDouble(2)};
-    }
+    List<Double> millis =
+        db.operations.publishDelays((int) total).stream().map(d -> d.toNanos() / 1e6).toList();
+    Percentiles p = new Percentiles(millis);
+    return new double[] {p.at(0.50), p.at(0.99)};
   }
 }

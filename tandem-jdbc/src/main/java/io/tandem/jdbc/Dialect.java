@@ -229,6 +229,40 @@ public interface Dialect {
   /** Relay instances. Columns: relay_id, host, started_at, heartbeat_age_ms. */
   String opsInstances();
 
+  /** How many events wait to be published (not quarantined, not skipped). One column. */
+  default String opsPending() {
+    return """
+        SELECT count(*)
+          FROM tandem_outbox
+         WHERE published_at IS NULL AND quarantined_at IS NULL AND skipped_at IS NULL
+        """;
+  }
+
+  /** Published events per relay, most first. Columns: published_by, published. */
+  default String opsPublishedByRelay() {
+    return """
+        SELECT published_by, count(*) AS published
+          FROM tandem_outbox
+         WHERE published_at IS NOT NULL
+         GROUP BY published_by
+         ORDER BY count(*) DESC
+        """;
+  }
+
+  /**
+   * The newest published events' append and publish times, newest first; parameter: how many.
+   * Columns: created_at, published_at (both the database's clock).
+   */
+  default String opsNewestPublished() {
+    return """
+        SELECT created_at, published_at
+          FROM tandem_outbox
+         WHERE published_at IS NOT NULL
+         ORDER BY id DESC
+         LIMIT ?
+        """;
+  }
+
   // ---- retention ----------------------------------------------------------------------------
 
   /**

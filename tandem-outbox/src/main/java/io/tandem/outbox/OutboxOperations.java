@@ -9,7 +9,9 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import javax.sql.DataSource;
 
@@ -169,6 +171,65 @@ public final class OutboxOperations {
           pending, oldest, quarantined, skipped, published, partitions, instances);
     } catch (SQLException e) {
       throw new JdbcException("reading the outbox status failed", e);
+    }
+  }
+
+  /**
+   * How many events wait to be published (neither quarantined nor skipped): one count, cheaper than
+   * {@link #status()}, for a tool that waits for a relay to drain the outbox.
+   */
+  public long pending() {
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement ps = c.prepareStatement(dialect.opsPending());
+        ResultSet rs = ps.executeQuery()) {
+      rs.next();
+      return rs.getLong(1);
+    } catch (SQLException e) {
+      throw new JdbcException("counting the pending events failed", e);
+    }
+  }
+
+  /**
+   * How many events each relay marked published (by {@code published_by}), most first, among the
+   * rows retention has not removed yet: how the work spread over the instances.
+   */
+  public Map<String, Long> publishedByRelay() {
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement ps = c.prepareStatement(dialect.opsPublishedByRelay());
+        ResultSet rs = ps.executeQuery()) {
+      Map<String, Long> counts = new LinkedHashMap<>();
+      while (rs.next()) {
+        counts.put(rs.getString("published_by"), rs.getLong("published"));
+      }
+      return counts;
+    } catch (SQLException e) {
+      throw new JdbcException("reading the published events per relay failed", e);
+    }
+  }
+
+  /**
+   * The time from append to publish ({@code published_at - created_at}, both the database's clock)
+   * of the {@code newest} events published last (by row order), newest first: the commit-to-publish
+   * latency whichever relay marked them.
+   */
+  public List<Duration> publishDelays(int newest) {
+    if (newest < 1) {
+      throw new IllegalArgumentException("newest must be at least 1, was " + newest);
+    }
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement ps = c.prepareStatement(dialect.opsNewestPublished())) {
+      ps.setInt(1, newest);
+      List<Duration> delays = new ArrayList<>(newest);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          delays.add(
+              Duration.between(
+                  dialect.readInstant(rs, "created_at"), dialect.readInstant(rs, "published_at")));
+        }
+      }
+      return delays;
+    } catch (SQLException e) {
+      throw new JdbcException("reading the publish delays failed", e);
     }
   }
 

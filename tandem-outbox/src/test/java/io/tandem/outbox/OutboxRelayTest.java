@@ -195,6 +195,26 @@ abstract class OutboxRelayTest {
   }
 
   @Test
+  void operationsTellWhichRelayPublishedHowManyAndHowLongEachWaited() throws SQLException {
+    append(5, 2);
+    OutboxOperations ops = OutboxOperations.create(db.dataSource);
+    assertThat(ops.pending()).isEqualTo(10);
+    drain(relay("r-ops-a").batchSize(4).build());
+    append("later-", 3, 1);
+    assertThat(ops.pending()).isEqualTo(3);
+    db.execute("UPDATE tandem_relay_partition SET owner = NULL, lease_until = NULL"); // a's gone
+    db.execute("DELETE FROM tandem_relay_instance");
+    drain(relay("r-ops-b").build());
+    assertThat(ops.pending()).isZero();
+    assertThat(ops.publishedByRelay())
+        .containsExactly(Map.entry("r-ops-a", 10L), Map.entry("r-ops-b", 3L));
+    List<Duration> newest = ops.publishDelays(2);
+    assertThat(newest).hasSize(2).allSatisfy(d -> assertThat(d.isNegative()).as("%s", d).isFalse());
+    assertThat(ops.publishDelays(100)).hasSize(13);
+    assertThatThrownBy(() -> ops.publishDelays(0)).hasMessage("newest must be at least 1, was 0");
+  }
+
+  @Test
   void aRelayJoiningTakesAFairShareOfPartitionsAndBothPublishWithoutDuplicates() {
     OutboxRelay a = startedOwningAll(relay("r-a"));
     OutboxRelay b = started(relay("r-b"));
@@ -645,10 +665,13 @@ abstract class OutboxRelayTest {
               : null;
         };
     Duration lease = Duration.ofMillis(1500);
+    Duration heartbeat = Duration.ofMillis(100);
+    ManualRelayClock clock = ManualRelayClock.running(); // the relay's leases age faster when told
     OutboxRelay relay =
         relay("r-metrics")
             .meterRegistry(registry)
-            .heartbeatInterval(Duration.ofMillis(100))
+            .clock(clock)
+            .heartbeatInterval(heartbeat)
             .leaseDuration(lease)
             .retryPolicy(retrying(Duration.ofMillis(10), 5))
             .build();
@@ -661,13 +684,14 @@ abstract class OutboxRelayTest {
         .atMost(Duration.ofSeconds(10))
         .until(
             () -> {
+              clock.advance(heartbeat);
               relay.runOnce();
               return scrape(registry)
                       .value("tandem_relay_lease_renewals_total", "relay", "r-metrics")
                   >= 64;
             });
-    // expiries: let the relay's holding run out (80 % of the lease), then coordinate
-    await().pollDelay(lease).atMost(lease.multipliedBy(2)).until(() -> true);
+    // expiries: the relay's holding runs out (80 % of the lease) on its clock, then it coordinates
+    clock.advance(lease);
     relay.runOnce();
     try (OutboxMetrics gauges = OutboxMetrics.register(registry, ops, Duration.ofMinutes(1))) {
       PrometheusScrape scrape = scrape(registry);

@@ -3,6 +3,7 @@ package io.tandem.outbox.internal;
 import io.tandem.jdbc.Dialect;
 import io.tandem.jdbc.JdbcException;
 import io.tandem.jdbc.Transactions;
+import io.tandem.outbox.RelayClock;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -26,11 +27,18 @@ public final class PartitionLeases {
   private final String relayId;
   private final String host;
   private final Duration lease;
+  private final RelayClock clock;
   private OwnedPartitions owned = OwnedPartitions.NONE;
   private int share;
 
   public PartitionLeases(
-      DataSource dataSource, Dialect dialect, String relayId, String host, Duration lease) {
+      DataSource dataSource,
+      Dialect dialect,
+      String relayId,
+      String host,
+      Duration lease,
+      RelayClock clock) {
+    this.clock = clock;
     this.dataSource = dataSource;
     this.dialect = dialect;
     this.relayId = relayId;
@@ -54,7 +62,7 @@ public final class PartitionLeases {
    * @return the partitions now held; on failure the previous holding stays and expires by itself
    */
   public OwnedPartitions coordinate() {
-    long start = System.nanoTime();
+    long start = clock.nanoTime();
     try {
       // The heartbeat commits on its own: held to the end of the transaction below, its row lock
       // would stall other relays' purge of silent instances, and on MariaDB two relays purging

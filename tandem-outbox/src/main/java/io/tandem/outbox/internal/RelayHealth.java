@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.tandem.core.ErrorSummary;
+import io.tandem.outbox.RelayClock;
 import java.time.Duration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -25,14 +26,16 @@ public final class RelayHealth {
 
   private final String relayId;
   private final int unhealthyAfter;
+  private final RelayClock clock;
   private final Counter failedCycles;
   private int failuresInARow;
   private long lastGoodNanos;
   private String lastFailure;
   private Throwable lastNoted;
 
-  public RelayHealth(String relayId, int unhealthyAfter, MeterRegistry meters) {
+  public RelayHealth(String relayId, int unhealthyAfter, MeterRegistry meters, RelayClock clock) {
     this.relayId = relayId;
+    this.clock = clock;
     this.unhealthyAfter = unhealthyAfter;
     this.failedCycles =
         Counter.builder("tandem.relay.cycles.failed")
@@ -51,7 +54,7 @@ public final class RelayHealth {
       log.info("relay {} works again after {} failed cycles in a row", relayId, failuresInARow);
     }
     failuresInARow = 0;
-    lastGoodNanos = System.nanoTime();
+    lastGoodNanos = clock.nanoTime();
   }
 
   /**
@@ -87,7 +90,7 @@ public final class RelayHealth {
 
   /** Time since a cycle last worked; null if none has yet. */
   public synchronized Duration sinceLastGoodCycle() {
-    return lastGoodNanos == 0 ? null : Duration.ofNanos(System.nanoTime() - lastGoodNanos);
+    return lastGoodNanos == 0 ? null : Duration.ofNanos(clock.nanoTime() - lastGoodNanos);
   }
 
   /** The summary of the last failure, null before the first. */

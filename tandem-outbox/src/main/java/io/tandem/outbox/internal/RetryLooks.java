@@ -17,7 +17,17 @@ public final class RetryLooks {
   private static final long MILLI = 1_000_000L;
 
   private final TreeSet<Long> due = new TreeSet<>();
-  private final long origin = System.nanoTime();
+  private final long origin;
+
+  /** Looks measured from now on {@link System#nanoTime()}. */
+  public RetryLooks() {
+    this(System.nanoTime());
+  }
+
+  /** Looks measured from {@code originNanos} on the relay's clock. */
+  public RetryLooks(long originNanos) {
+    this.origin = originNanos;
+  }
 
   /** Notes that a retry falls due at {@code dueNanos} ({@link System#nanoTime()} terms). */
   public synchronized void add(long dueNanos) {
