@@ -88,7 +88,7 @@ public final class CheckoutDemo {
 
   /**
    * As above, each service of this JVM counting into {@code serviceMeters}'s registry for it (see
-   * {@link CheckoutSystem.Builder#serviceMeters}).
+   * {@link CheckoutSystemBuilder#serviceMeters}).
    */
   public CheckoutDemo(
       CheckoutDemoSettings settings,
@@ -441,11 +441,11 @@ public final class CheckoutDemo {
                 plannedOutOfStock,
                 plannedCompleted),
             asPlanned));
-    List<CheckoutSystem.SagaTime> times =
+    List<SagaTime> times =
         system.sagaTimes().stream().filter(t -> measured.contains(t.sagaId())).toList();
     List<Double> millis =
-        times.stream().map(CheckoutSystem.SagaTime::millis).sorted().collect(Collectors.toList());
-    double span = CheckoutSystem.SagaTime.spanMillis(times);
+        times.stream().map(SagaTime::millis).sorted().collect(Collectors.toList());
+    double span = SagaTime.spanMillis(times);
     return new CheckoutReport(
         invariants.sagas(),
         invariants.completed(),
