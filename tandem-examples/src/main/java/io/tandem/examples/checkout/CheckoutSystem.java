@@ -323,13 +323,17 @@ public final class CheckoutSystem implements AutoCloseable {
     return paymentOnMariaDb;
   }
 
-  /** Checkout sagas per status, every status present (0 when none). */
-  public Map<SagaStatus, Long> statusCounts() {
+  /**
+   * Checkout sagas per status, every status present (0 when none). ({@code SQLException} stays
+   * declared for callers written against the earlier JDBC version; failures are {@code
+   * JdbcException}s.)
+   */
+  public Map<SagaStatus, Long> statusCounts() throws SQLException {
     return queries.countByStatus(CheckoutSaga.TYPE);
   }
 
   /** Every checkout saga's start and end. */
-  public List<SagaTime> sagaTimes() {
+  public List<SagaTime> sagaTimes() throws SQLException {
     List<SagaTime> times = new ArrayList<>();
     queries.forEach(
         CheckoutSaga.TYPE,
