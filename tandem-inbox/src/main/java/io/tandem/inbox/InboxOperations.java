@@ -9,10 +9,15 @@ import io.tandem.jdbc.Dialect;
 import io.tandem.jdbc.JdbcException;
 import io.tandem.jdbc.TransactionWork;
 import io.tandem.jdbc.Transactions;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
+import java.util.UUID;
 import javax.sql.DataSource;
 
 /**
@@ -72,6 +77,28 @@ public final class InboxOperations {
       throw new IllegalArgumentException("limit must be between 1 and 10000, was " + limit);
     }
     return read(conn -> letters.listDeadLetters(conn, consumer, status, afterId, limit));
+  }
+
+  /**
+   * The ids of the events {@code consumer} processed, as its inbox records them (until retention
+   * removes them): for checking a run end to end against {@code OutboxOperations#eventIds}. Reads
+   * all of the consumer's records; not for large production inboxes.
+   */
+  public Set<UUID> processedEventIds(String consumer) {
+    requireConsumer(consumer);
+    return read(
+        conn -> {
+          Set<UUID> ids = new HashSet<>();
+          try (PreparedStatement ps = conn.prepareStatement(dialect.inboxEventIds())) {
+            ps.setString(1, consumer);
+            try (ResultSet rs = ps.executeQuery()) {
+              while (rs.next()) {
+                ids.add(rs.getObject("event_id", UUID.class));
+              }
+            }
+          }
+          return ids;
+        });
   }
 
   /** How many dead letters of {@code consumer} are open ({@link DeadLetterStatus#DEAD}). */

@@ -448,6 +448,19 @@ public interface Dialect {
     return PortableSql.DEAD_LETTER_BLOCKING;
   }
 
+  /**
+   * Every event id in the outbox (published, pending or quarantined), oldest first. No parameters.
+   * Column: event_id.
+   */
+  default String opsEventIds() {
+    return PortableSql.OPS_EVENT_IDS;
+  }
+
+  /** The ids of the events a consumer processed (its inbox records). Parameter: consumer. */
+  default String inboxEventIds() {
+    return PortableSql.INBOX_EVENT_IDS;
+  }
+
   /** Counts a consumer's open dead letters. Parameter: consumer. Column: count. */
   default String deadLetterCount() {
     return PortableSql.DEAD_LETTER_COUNT;

@@ -110,6 +110,10 @@ final class PortableSql {
        LIMIT ?
       """;
 
+  static final String OPS_EVENT_IDS = "SELECT event_id FROM tandem_outbox ORDER BY id";
+
+  static final String INBOX_EVENT_IDS = "SELECT event_id FROM tandem_inbox WHERE consumer = ?";
+
   static final String DEAD_LETTER_COUNT =
       """
       SELECT count(*) AS count FROM tandem_dead_letter WHERE consumer = ? AND status = 'DEAD'

@@ -9,9 +9,11 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import javax.sql.DataSource;
 
@@ -120,6 +122,25 @@ public final class OutboxOperations {
               + eventId
               + " cannot be skipped: it is unknown, already published or already"
               + " skipped");
+    }
+  }
+
+  /**
+   * The id of every event in the outbox that retention has not removed, published or not: for
+   * checking a run end to end (every committed event reached its consumer, {@code
+   * InboxOperations#processedEventIds}). Reads the whole table; not for large production outboxes.
+   */
+  public Set<UUID> eventIds() {
+    Set<UUID> ids = new HashSet<>();
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement ps = c.prepareStatement(dialect.opsEventIds());
+        ResultSet rs = ps.executeQuery()) {
+      while (rs.next()) {
+        ids.add(rs.getObject("event_id", UUID.class));
+      }
+      return ids;
+    } catch (SQLException e) {
+      throw new JdbcException("reading the outbox's event ids failed", e);
     }
   }
 

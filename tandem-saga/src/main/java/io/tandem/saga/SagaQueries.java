@@ -6,15 +6,22 @@ import io.tandem.jdbc.Transactions;
 import io.tandem.saga.internal.SagaRow;
 import io.tandem.saga.internal.SagaStore;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.function.Consumer;
 import javax.sql.DataSource;
 
 /**
@@ -56,6 +63,67 @@ public final class SagaQueries {
   public static SagaQueries of(DataSource dataSource) {
     Objects.requireNonNull(dataSource, "dataSource");
     return new SagaQueries(dataSource, Dialect.of(dataSource), Map.of(), Clock.systemUTC());
+  }
+
+  /**
+   * The sagas in {@code dataSource} whose step names come from {@code definitions} (no extra read
+   * per saga to name its current step, as {@link #of(DataSource)} needs for types it does not
+   * know).
+   */
+  public static SagaQueries of(DataSource dataSource, Collection<SagaDefinition<?>> definitions) {
+    Objects.requireNonNull(dataSource, "dataSource");
+    Map<String, SagaDefinition<?>> byType = new HashMap<>();
+    for (SagaDefinition<?> d : definitions) {
+      byType.put(d.type(), d);
+    }
+    return new SagaQueries(dataSource, Dialect.of(dataSource), byType, Clock.systemUTC());
+  }
+
+  /**
+   * How many sagas of {@code sagaType} are in each status, every status present (0 when none). One
+   * grouped read of the saga table.
+   */
+  public Map<SagaStatus, Long> countByStatus(String sagaType) {
+    Objects.requireNonNull(sagaType, "sagaType");
+    Map<SagaStatus, Long> counts = new EnumMap<>(SagaStatus.class);
+    for (SagaStatus s : SagaStatus.values()) {
+      counts.put(s, 0L);
+    }
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement ps = c.prepareStatement(dialect.sagaCounts());
+        ResultSet rs = ps.executeQuery()) {
+      while (rs.next()) {
+        if (sagaType.equals(rs.getString("saga_type"))) {
+          counts.put(SagaStatus.valueOf(rs.getString("status")), rs.getLong("instances"));
+        }
+      }
+      return counts;
+    } catch (SQLException e) {
+      throw new JdbcException("counting the " + sagaType + " sagas failed", e);
+    }
+  }
+
+  /**
+   * Hands every saga instance of {@code sagaType} (null for any) to {@code each}, oldest first,
+   * without their step logs: {@link #list} without its limit, for reports over a whole run.
+   */
+  public void forEach(String sagaType, Consumer<SagaInstance> each) {
+    Objects.requireNonNull(each, "each");
+    try {
+      Transactions.inTransaction(
+          dataSource,
+          dialect.consumerIsolation(),
+          conn -> {
+            // started by now: a day ahead leaves room for the clocks of other orchestrators
+            Instant startedBefore = clock.instant().plus(Duration.ofDays(1));
+            for (SagaRow r : store.list(conn, sagaType, null, startedBefore, Integer.MAX_VALUE)) {
+              each.accept(view(conn, r, List.of()));
+            }
+            return null;
+          });
+    } catch (SQLException e) {
+      throw new JdbcException("reading the sagas failed", e);
+    }
   }
 
   /**

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.tandem.examples.Check;
 import io.tandem.examples.Money;
+import io.tandem.saga.SagaQueries;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -128,28 +129,30 @@ public record CheckoutInvariants(
   }
 
   static CheckoutInvariants read(
-      DataSource orchestrator,
+      SagaQueries orchestrator,
       DataSource orders,
       DataSource payments,
       DataSource inventory,
       DataSource shipping)
       throws SQLException {
     Map<String, Saga> sagas = new HashMap<>();
-    for (String[] r :
-        Queries.rows(
-            orchestrator,
-            "SELECT saga_id, status, data, last_error FROM tandem_saga"
-                + " WHERE saga_type = 'checkout'")) {
-      JsonNode data;
-      try {
-        data = JSON.readTree(r[2]);
-      } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-        throw new IllegalStateException("saga " + r[0] + " has data that is not JSON", e);
-      }
-      sagas.put(
-          r[0],
-          new Saga(r[1], data.path("orderId").asText(), data.path("amountCents").asLong(), r[3]));
-    }
+    orchestrator.forEach(
+        CheckoutSaga.TYPE,
+        saga -> {
+          JsonNode data;
+          try {
+            data = JSON.readTree(saga.data());
+          } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalStateException("saga " + saga.id() + " has data that is not JSON", e);
+          }
+          sagas.put(
+              saga.id().toString(),
+              new Saga(
+                  saga.status().name(),
+                  data.path("orderId").asText(),
+                  data.path("amountCents").asLong(),
+                  saga.lastError().orElse(null)));
+        });
     Violations violations = new Violations();
     Map<String, Effects> effects = new HashMap<>();
     long confirmedCents = 0;

@@ -3,33 +3,24 @@ package io.tandem.examples.checkout;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.tandem.jdbc.Migrations;
 import io.tandem.kafka.KafkaClientProperties;
 import io.tandem.saga.SagaOrchestrator;
+import io.tandem.saga.SagaQueries;
 import io.tandem.saga.SagaStatus;
 import io.tandem.testkit.DatabaseServer;
 import io.tandem.testkit.IsolatedDatabase;
 import io.tandem.testkit.KafkaBroker;
 import io.tandem.testkit.MariaDbServer;
-import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
-import java.sql.Timestamp;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.Deque;
-import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.function.Function;
 import javax.sql.DataSource;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -60,8 +51,8 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * this system; one outbox relay per database; one consumer runner per participant (its command
  * topic) and one for the orchestrator (the replies); the orchestrator's timer. The orchestrator
  * lives in its own database, not the order service's: it is a service of its own, and it can run as
- * separate processes ({@link OrchestratorMain}, with {@link Builder#orchestratorInProcess(boolean)
- * orchestratorInProcess(false)}).
+ * separate processes ({@link OrchestratorMain}, with {@link
+ * CheckoutSystemBuilder#orchestratorInProcess(boolean) orchestratorInProcess(false)}).
  *
  * <p>{@link #close()} stops everything and drops the databases.
  */
@@ -82,17 +73,18 @@ public final class CheckoutSystem implements AutoCloseable {
   private InventoryService inventory;
   private ShippingService shipping;
   private SagaOrchestrator sagas;
+  private SagaQueries queries;
 
-  private CheckoutSystem(KafkaTopology topology, boolean paymentOnMariaDb) {
+  CheckoutSystem(KafkaTopology topology, boolean paymentOnMariaDb) {
     this.topology = topology;
     this.paymentOnMariaDb = paymentOnMariaDb;
   }
 
-  public static Builder builder() {
-    return new Builder();
+  public static CheckoutSystemBuilder builder() {
+    return new CheckoutSystemBuilder();
   }
 
-  private void start(Builder b) throws SQLException {
+  void start(CheckoutSystemBuilder b) throws SQLException {
     IsolatedDatabase orchestratorDatabase = database(b.postgres, "checkout_orchestrator");
     orchestratorJdbcUrl = orchestratorDatabase.jdbcUrl();
     orchestratorDb = pool(orchestratorDatabase, "orchestrator", 12);
@@ -100,6 +92,7 @@ public final class CheckoutSystem implements AutoCloseable {
     paymentsDb = pool(database(b.payment, "checkout_payments"), "payments", 8);
     inventoryDb = pool(database(b.postgres, "checkout_inventory"), "inventory", 8);
     shippingDb = pool(database(b.postgres, "checkout_shipping"), "shipping", 8);
+    queries = SagaQueries.of(orchestratorDb, List.of(CheckoutSaga.definition(b.stepTimeout)));
     for (HikariDataSource ds :
         List.of(orchestratorDb, ordersDb, paymentsDb, inventoryDb, shippingDb)) {
       Migrations.migrate(ds);
@@ -330,69 +323,27 @@ public final class CheckoutSystem implements AutoCloseable {
     return paymentOnMariaDb;
   }
 
-  /** Checkout sagas per status, every status present (0 when none). */
-  public Map<SagaStatus, Long> statusCounts() throws SQLException {
-    Map<SagaStatus, Long> counts = new EnumMap<>(SagaStatus.class);
-    for (SagaStatus s : SagaStatus.values()) {
-      counts.put(s, 0L);
-    }
-    Queries.countBy(
-            orchestratorDb,
-            "SELECT status, count(*) FROM tandem_saga WHERE saga_type = 'checkout' GROUP BY status")
-        .forEach((status, n) -> counts.put(SagaStatus.valueOf(status), n));
-    return counts;
-  }
-
   /**
-   * When a checkout saga started and ended, as the orchestrator recorded them.
-   *
-   * @param ended null while it runs
+   * Checkout sagas per status, every status present (0 when none). ({@code SQLException} stays
+   * declared for callers written against the earlier JDBC version; failures are {@code
+   * JdbcException}s.)
    */
-  public record SagaTime(UUID sagaId, Instant started, Instant ended) {
-    /** How long it ran, in milliseconds; NaN while it runs. */
-    public double millis() {
-      return ended == null ? Double.NaN : Duration.between(started, ended).toNanos() / 1e6;
-    }
-
-    /** Milliseconds from the first start to the last end of the ended ones; 0 when none ended. */
-    public static double spanMillis(Collection<SagaTime> times) {
-      Instant first = null;
-      Instant last = null;
-      for (SagaTime t : times) {
-        if (t.ended == null) {
-          continue;
-        }
-        first = first == null || t.started.isBefore(first) ? t.started : first;
-        last = last == null || t.ended.isAfter(last) ? t.ended : last;
-      }
-      return first == null ? 0 : Duration.between(first, last).toNanos() / 1e6;
-    }
+  public Map<SagaStatus, Long> statusCounts() throws SQLException {
+    return queries.countByStatus(CheckoutSaga.TYPE);
   }
 
   /** Every checkout saga's start and end. */
   public List<SagaTime> sagaTimes() throws SQLException {
     List<SagaTime> times = new ArrayList<>();
-    try (Connection c = orchestratorDb.getConnection();
-        Statement s = c.createStatement();
-        ResultSet rs =
-            s.executeQuery(
-                "SELECT saga_id, started_at, ended_at FROM tandem_saga"
-                    + " WHERE saga_type = 'checkout'")) {
-      while (rs.next()) {
-        Timestamp ended = rs.getTimestamp(3);
-        times.add(
-            new SagaTime(
-                rs.getObject(1, UUID.class),
-                rs.getTimestamp(2).toInstant(),
-                ended == null ? null : ended.toInstant()));
-      }
-    }
+    queries.forEach(
+        CheckoutSaga.TYPE,
+        saga -> times.add(new SagaTime(saga.id(), saga.startedAt(), saga.endedAt().orElse(null))));
     return times;
   }
 
   /** Reads the invariants back from the five databases. */
   public CheckoutInvariants invariants() throws SQLException {
-    return CheckoutInvariants.read(orchestratorDb, ordersDb, paymentsDb, inventoryDb, shippingDb);
+    return CheckoutInvariants.read(queries, ordersDb, paymentsDb, inventoryDb, shippingDb);
   }
 
   /** Stops the runtimes, closes the pools and drops the databases, last started first. */
@@ -415,145 +366,6 @@ public final class CheckoutSystem implements AutoCloseable {
     }
     if (failure != null) {
       throw failure;
-    }
-  }
-
-  /** Builds and starts a {@link CheckoutSystem}; postgres and kafka are required. */
-  public static final class Builder {
-    private DatabaseServer postgres;
-    private DatabaseServer payment;
-    private KafkaBroker kafka;
-    private ShippingService.Carrier carrier = ShippingService.Carrier.flaky(0);
-    private Duration stepTimeout = Duration.ofSeconds(10);
-    private Duration pollInterval = Duration.ofMillis(200);
-    private boolean orchestratorInProcess = true;
-    private int concurrency = 4;
-    private String topicPrefix;
-    private Function<String, MeterRegistry> serviceMeters = service -> new SimpleMeterRegistry();
-
-    private Builder() {}
-
-    /**
-     * Where each service of this JVM counts (its relay, consumer runner, inbox and saga meters), by
-     * the service's name as {@link CheckoutSystem#databases()} names it; called once per service
-     * that runs here. Default: a registry of its own per service that nobody reads.
-     */
-    public Builder serviceMeters(Function<String, MeterRegistry> serviceMeters) {
-      this.serviceMeters = java.util.Objects.requireNonNull(serviceMeters, "serviceMeters");
-      return this;
-    }
-
-    /** The server of the order, inventory, shipping and orchestrator databases. Required. */
-    public Builder postgres(DatabaseServer postgres) {
-      this.postgres = postgres;
-      return this;
-    }
-
-    /** The server of the payment database (MariaDB, say); default the PostgreSQL one. */
-    public Builder paymentDatabase(DatabaseServer payment) {
-      this.payment = payment;
-      return this;
-    }
-
-    /** The Kafka cluster; the system creates its own topics there. Required. */
-    public Builder kafka(KafkaBroker kafka) {
-      this.kafka = kafka;
-      return this;
-    }
-
-    /** The shipping service's carrier; default one that never fails. */
-    public Builder carrier(ShippingService.Carrier carrier) {
-      this.carrier = carrier;
-      return this;
-    }
-
-    /** How long a saga step waits for its reply before its command is sent again; default 10 s. */
-    public Builder stepTimeout(Duration stepTimeout) {
-      this.stepTimeout = stepTimeout;
-      return this;
-    }
-
-    /**
-     * How often the relays look for new outbox rows besides PostgreSQL's notifications; default 200
-     * ms (a quarter of it on MariaDB, which has no notifications).
-     */
-    public Builder pollInterval(Duration pollInterval) {
-      this.pollInterval = pollInterval;
-      return this;
-    }
-
-    /**
-     * Whether an orchestrator instance runs in this JVM (default); with false, only the engine to
-     * start and read sagas is here, and {@link OrchestratorMain} processes must run them.
-     */
-    public Builder orchestratorInProcess(boolean orchestratorInProcess) {
-      this.orchestratorInProcess = orchestratorInProcess;
-      return this;
-    }
-
-    /** Worker lanes of each participant's consumer; default 4. */
-    public Builder concurrency(int concurrency) {
-      this.concurrency = concurrency;
-      return this;
-    }
-
-    /** The topic prefix; default {@code tandem.checkout-<random>.}. */
-    public Builder topicPrefix(String topicPrefix) {
-      this.topicPrefix = topicPrefix;
-      return this;
-    }
-
-    /**
-     * Creates the databases and topics and starts every service.
-     *
-     * @throws IllegalArgumentException naming a missing or invalid setting
-     */
-    public CheckoutSystem start() throws SQLException {
-      if (postgres == null || kafka == null) {
-        throw new IllegalArgumentException("postgres and kafka are required");
-      }
-      if (!(postgres instanceof io.tandem.testkit.PostgresServer)) {
-        throw new IllegalArgumentException(
-            "postgres must be a PostgreSQL server (the services use its SQL), was " + postgres);
-      }
-      if (carrier == null) {
-        throw new IllegalArgumentException("carrier must not be null");
-      }
-      if (stepTimeout == null || stepTimeout.isNegative() || stepTimeout.isZero()) {
-        throw new IllegalArgumentException("stepTimeout must be positive, was " + stepTimeout);
-      }
-      if (pollInterval == null || pollInterval.toMillis() < 4) {
-        throw new IllegalArgumentException(
-            "pollInterval must be at least 4 ms, was " + pollInterval);
-      }
-      if (concurrency < 1 || concurrency > 64) {
-        throw new IllegalArgumentException(
-            "concurrency must be between 1 and 64, was " + concurrency);
-      }
-      if (payment == null) {
-        payment = postgres;
-      }
-      String prefix =
-          topicPrefix != null
-              ? topicPrefix
-              : "tandem.checkout-"
-                  + Long.toString(ThreadLocalRandom.current().nextLong() >>> 1, 36)
-                  + ".";
-      CheckoutSystem system =
-          new CheckoutSystem(
-              new KafkaTopology(kafka.bootstrapServers(), prefix, kafka.clientProperties()),
-              payment instanceof MariaDbServer);
-      try {
-        system.start(this);
-      } catch (SQLException | RuntimeException e) {
-        try {
-          system.close();
-        } catch (RuntimeException suppressed) {
-          e.addSuppressed(suppressed);
-        }
-        throw e;
-      }
-      return system;
     }
   }
 }

@@ -18,7 +18,7 @@ import java.util.concurrent.CountDownLatch;
  * </pre>
  *
  * <p>SERVICE is order, payment, inventory or shipping; the other arguments come from a checkout
- * built with {@link ChoreographedCheckout.Builder#externalServices}. It prints {@value #READY} and
+ * built with {@link ChoreographedCheckoutBuilder#externalServices}. It prints {@value #READY} and
  * the service name once its relay and consumer run. Tests {@code kill -9} it in the middle of
  * checkouts and start it again: what it committed and did not publish is published by the next
  * relay, what it consumed and did not commit is delivered again, and its inbox turns what it
@@ -31,7 +31,7 @@ public final class ChoreographyServiceMain {
   private ChoreographyServiceMain() {}
 
   public static void main(String[] args) throws InterruptedException {
-    if (args.length != 4 || !ChoreographedCheckout.INBOUND.containsKey(args[0])) {
+    if (args.length != 4 || !ServiceWiring.INBOUND.containsKey(args[0])) {
       System.err.println(
           "usage: ChoreographyServiceMain order|payment|inventory|shipping env:JDBC_URL_VARIABLE"
               + " BOOTSTRAP_SERVERS TOPIC_PREFIX");
@@ -45,10 +45,10 @@ public final class ChoreographyServiceMain {
     config.setMaximumPoolSize(ChoreographedCheckout.DEFAULT_CONCURRENCY + 6);
     HikariDataSource dataSource = new HikariDataSource(config);
     ServiceNode node =
-        ChoreographedCheckout.startNode(
+        ServiceWiring.startNode(
             service,
             dataSource,
-            ChoreographedCheckout.processorOf(service, dataSource),
+            ServiceWiring.processorOf(service, dataSource),
             jdbcUrl.startsWith("jdbc:mariadb:"),
             ChoreographedCheckout.DEFAULT_POLL_INTERVAL,
             args[2],

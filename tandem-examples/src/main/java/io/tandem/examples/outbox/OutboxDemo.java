@@ -2,15 +2,13 @@ package io.tandem.examples.outbox;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import io.tandem.core.FaultInjector;
 import io.tandem.inbox.ConsumerRunner;
-import io.tandem.inbox.InboxProcessor;
-import io.tandem.jdbc.Dialect;
+import io.tandem.inbox.InboxOperations;
 import io.tandem.jdbc.Migrations;
-import io.tandem.kafka.KafkaClientProperties;
 import io.tandem.kafka.KafkaMessageSource;
 import io.tandem.kafka.KafkaTransport;
 import io.tandem.kafka.TopicRouter;
+import io.tandem.outbox.OutboxOperations;
 import io.tandem.outbox.OutboxRelay;
 import io.tandem.testkit.IsolatedDatabase;
 import io.tandem.testkit.KafkaBroker;
@@ -22,29 +20,16 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Properties;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import javax.sql.DataSource;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.ListOffsetsResult.ListOffsetsResultInfo;
-import org.apache.kafka.clients.admin.OffsetSpec;
-import org.apache.kafka.common.TopicPartition;
 
 /**
  * Runs the outbox reference flow end to end and checks it from the databases.
@@ -63,21 +48,17 @@ public final class OutboxDemo {
   /** Billing's lanes: one per partition of the demo's topic. */
   private static final int CONSUMER_LANES = 3;
 
-  private static final Duration LEASE = Duration.ofSeconds(2);
-  private static final Duration PUBLISH_TIMEOUT = Duration.ofSeconds(1);
-  private static final Duration HEARTBEAT = Duration.ofMillis(250);
+  /** Where the demo's progress lines go. */
+  @FunctionalInterface
+  interface Say {
+    void say(String format, Object... args);
+  }
 
   private final DemoSettings settings;
   private Map<String, String> kafkaClient = Map.of();
   private final PrintStream progress;
   private final String runId =
       Long.toString(System.currentTimeMillis(), 36) + ThreadLocalRandom.current().nextInt(1000);
-
-  private final ConcurrentHashMap<UUID, Long> commitNanos = new ConcurrentHashMap<>();
-  private final List<Double> latencies = Collections.synchronizedList(new ArrayList<>());
-  private final AtomicLong committed = new AtomicLong();
-  private final AtomicInteger crashes = new AtomicInteger();
-  private volatile long lastCrashNanos;
 
   public OutboxDemo(DemoSettings settings, PrintStream progress) {
     this.settings = settings;
@@ -128,309 +109,144 @@ public final class OutboxDemo {
     Migrations.migrate(ordersDs);
     Migrations.migrate(billingDs);
     OrderService orders = new OrderService(ordersDs);
-    BillingService billing = new BillingService(billingDs, this::noteLatency);
     orders.createSchema();
-    billing.createSchema();
     int crashOrders = settings.relayCrashes() == 0 ? 0 : CRASH_BATCH;
     orders.createPendingOrders(crashOrders + settings.orders());
-
     String topic = "tandem.demo." + runId + ".order";
     kafka.createTopic(topic, 3);
     List<OutboxRelay> relays = new ArrayList<>();
-    ExecutorService writers =
-        Executors.newFixedThreadPool(
-            settings.writers(),
-            r -> {
-              Thread t = new Thread(r, "demo-order-writer");
-              t.setDaemon(true);
-              return t;
-            });
     long startupMillis;
     long runStart;
     long recoveryMillis = 0;
-    try (KafkaTransport transport =
-            KafkaTransport.builder()
-                .bootstrapServers(kafka.bootstrapServers())
-                .clientProperties(kafka.clientProperties())
-                .source("/tandem/demo/order-service")
-                .topicRouter(TopicRouter.fixed(topic))
-                .build();
-        KafkaMessageSource source =
-            KafkaMessageSource.builder()
-                .bootstrapServers(kafka.bootstrapServers())
-                .clientProperties(kafka.clientProperties())
-                .groupId("billing-" + runId)
-                .topics(List.of(topic))
-                .pollTimeout(Duration.ofMillis(100))
-                .build();
-        ConsumerRunner consumer =
-            ConsumerRunner.builder()
-                .source(source)
-                .processor(billing.processor())
-                .concurrency(CONSUMER_LANES)
-                .build()) {
-      consumer.start();
-      awaitAssignment(source);
-      startupMillis = millisSince(start);
-      say(
-          "started in %.1f s: servers %.1f s, then 2 databases with their schemas and the"
-              + " consumer %.1f s",
-          startupMillis / 1000.0, serversMillis / 1000.0, (startupMillis - serversMillis) / 1000.0);
-      runStart = System.nanoTime();
-      if (crashOrders > 0) {
-        confirm(orders, 1, crashOrders);
-        for (int n = 1; n <= settings.relayCrashes(); n++) {
-          OutboxRelay doomed = doomedRelay(transport, ordersDs, n);
-          relays.add(doomed);
-          doomed.start();
-          awaitCrash(doomed);
-        }
-      }
-      for (int n = 1; n <= settings.relays(); n++) {
-        OutboxRelay healthy =
-            relay(transport, ordersDs, "demo-relay-" + (settings.relayCrashes() + n), NONE).build();
-        relays.add(healthy);
-        healthy.start();
-      }
-      if (crashOrders > 0) {
-        awaitRepublished(ordersDs, billing, crashOrders);
-        recoveryMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - lastCrashNanos);
+    try (OrderWriters writers = new OrderWriters(orders, settings.writers())) {
+      BillingService billing = new BillingService(billingDs, writers::invoiced);
+      billing.createSchema();
+      DeliveryWatch watch =
+          new DeliveryWatch(
+              settings.timeout(),
+              OutboxOperations.create(ordersDs),
+              billing.processor(),
+              this::say);
+      try (KafkaTransport transport =
+              KafkaTransport.builder()
+                  .bootstrapServers(kafka.bootstrapServers())
+                  .clientProperties(kafka.clientProperties())
+                  .source("/tandem/demo/order-service")
+                  .topicRouter(TopicRouter.fixed(topic))
+                  .build();
+          KafkaMessageSource source =
+              KafkaMessageSource.builder()
+                  .bootstrapServers(kafka.bootstrapServers())
+                  .clientProperties(kafka.clientProperties())
+                  .groupId("billing-" + runId)
+                  .topics(List.of(topic))
+                  .pollTimeout(Duration.ofMillis(100))
+                  .build();
+          ConsumerRunner consumer =
+              ConsumerRunner.builder()
+                  .source(source)
+                  .processor(billing.processor())
+                  .concurrency(CONSUMER_LANES)
+                  .build()) {
+        consumer.start();
+        watch.awaitAssignment(source);
+        startupMillis = millisSince(start);
         say(
-            "the healthy relays took the dead relay's partitions when its lease expired and"
-                + " published its batch again: %d duplicates reached billing %.1f s after the"
-                + " kill, each a no-op in its inbox",
-            billing.processor().duplicateCount(), recoveryMillis / 1000.0);
-      }
-      awaitBalanced(relays.subList(settings.relayCrashes(), relays.size()));
-      say(
-          "confirming %d %s with %d writers",
-          settings.orders(), settings.orders() == 1 ? "order" : "orders", settings.writers());
-      List<Future<?>> writes = startWriters(writers, orders, crashOrders);
-      for (Future<?> w : writes) {
-        w.get();
-      }
-      awaitDelivery(ordersDs, billing, crashOrders + settings.orders());
-      awaitDrained(billing.processor(), kafka, topic);
-      relays.forEach(OutboxRelay::close);
-    } finally {
-      writers.shutdownNow();
-      relays.forEach(OutboxRelay::close);
-    }
-    long runMillis = millisSince(runStart);
-    return report(
-        ordersDs,
-        billingDs,
-        billing,
-        start,
-        crashOrders,
-        recoveryMillis,
-        new DemoReport.Timings(serversMillis, startupMillis, runMillis));
-  }
-
-  private static final FaultInjector NONE = FaultInjector.NONE;
-
-  /** Billing applied and committed {@code eventId}: the demo notes the measured orders' latency. */
-  private void noteLatency(UUID eventId) {
-    Long committedAt = eventId == null ? null : commitNanos.get(eventId);
-    if (committedAt != null) {
-      latencies.add((System.nanoTime() - committedAt) / 1e6);
-    }
-  }
-
-  /** Confirms orders {@code from..to} on this thread (their latency is not measured). */
-  private void confirm(OrderService orders, int from, int to) throws SQLException {
-    for (int n = from; n <= to; n++) {
-      orders.confirm(OrderService.orderId(n));
-      committed.incrementAndGet();
-    }
-  }
-
-  /**
-   * A relay that dies right after the broker acknowledged its first batch, before it marks it.
-   * Started while the crash batch waits in the outbox, it holds every partition (any earlier doomed
-   * relay's leases expire first), so its first read is the whole batch.
-   */
-  private OutboxRelay doomedRelay(KafkaTransport transport, DataSource ds, int n) {
-    java.util.concurrent.atomic.AtomicBoolean dead =
-        new java.util.concurrent.atomic.AtomicBoolean();
-    FaultInjector dieAfterAck =
-        point -> {
-          if (point.equals(FaultInjector.RELAY_AFTER_ACK)) {
-            if (dead.compareAndSet(false, true)) {
-              crashes.incrementAndGet();
-              lastCrashNanos = System.nanoTime();
-              say(
-                  "killed relay demo-relay-%d after the broker acknowledged its batch, before it"
-                      + " marked it published",
-                  n);
-            }
-            throw new FaultInjector.SimulatedCrash(point);
+            "started in %.1f s: servers %.1f s, then 2 databases with their schemas and the"
+                + " consumer %.1f s",
+            startupMillis / 1000.0,
+            serversMillis / 1000.0,
+            (startupMillis - serversMillis) / 1000.0);
+        runStart = System.nanoTime();
+        DemoRelays fleet =
+            new DemoRelays(
+                transport,
+                ordersDs,
+                n ->
+                    say(
+                        "killed relay demo-relay-%d after the broker acknowledged its batch,"
+                            + " before it marked it published",
+                        n));
+        if (crashOrders > 0) {
+          writers.confirm(1, crashOrders);
+          for (int n = 1; n <= settings.relayCrashes(); n++) {
+            OutboxRelay doomed = fleet.doomed(n);
+            relays.add(doomed);
+            doomed.start();
+            watch.awaitCrash(doomed);
           }
-        };
-    return relay(transport, ds, "demo-relay-" + n, dieAfterAck).build();
-  }
-
-  private static OutboxRelay.Builder relay(
-      KafkaTransport transport, DataSource ds, String id, FaultInjector faults) {
-    return OutboxRelay.builder()
-        .dataSource(ds)
-        .transport(transport)
-        .relayId(id)
-        .batchSize(CRASH_BATCH)
-        .leaseDuration(LEASE)
-        .publishTimeout(PUBLISH_TIMEOUT)
-        .heartbeatInterval(HEARTBEAT)
-        .pollInterval(Duration.ofMillis(200))
-        .faultInjector(faults);
-  }
-
-  private List<Future<?>> startWriters(ExecutorService pool, OrderService orders, int first) {
-    AtomicInteger next = new AtomicInteger(first + 1);
-    int last = first + settings.orders();
-    List<Future<?>> futures = new ArrayList<>();
-    for (int w = 0; w < settings.writers(); w++) {
-      futures.add(
-          pool.submit(
-              () -> {
-                for (int n = next.getAndIncrement(); n <= last; n = next.getAndIncrement()) {
-                  long before = System.nanoTime();
-                  UUID eventId = orders.confirm(OrderService.orderId(n));
-                  // The commit returned: from here the event is the relay's to publish. (Taken
-                  // before the call would count the writer's own transaction as latency.)
-                  commitNanos.put(eventId, Math.max(before, System.nanoTime()));
-                  committed.incrementAndGet();
-                }
-                return null;
-              }));
-    }
-    return futures;
-  }
-
-  private void awaitAssignment(KafkaMessageSource source) throws InterruptedException {
-    long deadline = System.nanoTime() + settings.timeout().toNanos();
-    while (source.assignment().isEmpty() && System.nanoTime() < deadline) {
-      TimeUnit.MILLISECONDS.sleep(20);
-    }
-  }
-
-  /** Waits until every relay holds its fair share of the partitions. */
-  private void awaitBalanced(List<OutboxRelay> relays) throws InterruptedException {
-    long deadline = System.nanoTime() + settings.timeout().toNanos();
-    while (System.nanoTime() < deadline
-        && (relays.stream().anyMatch(r -> r.status().ownedPartitions().isEmpty())
-            || relays.stream().mapToInt(r -> r.status().ownedPartitions().size()).sum()
-                < Dialect.PARTITIONS)) {
-      TimeUnit.MILLISECONDS.sleep(20);
-    }
-  }
-
-  private void awaitCrash(OutboxRelay relay) throws InterruptedException {
-    long deadline = System.nanoTime() + settings.timeout().toNanos();
-    while (!relay.hasCrashed() && System.nanoTime() < deadline) {
-      TimeUnit.MILLISECONDS.sleep(20);
-    }
-  }
-
-  /**
-   * Waits until the crash batch is marked published (by a healthy relay: the killed one marked
-   * nothing) and its second copies reached billing, where the inbox counted each as a duplicate.
-   */
-  private void awaitRepublished(DataSource orders, BillingService billing, int batch)
-      throws Exception {
-    long deadline = System.nanoTime() + settings.timeout().toNanos();
-    while (System.nanoTime() < deadline
-        && (billing.processor().duplicateCount() < batch
-            || count(orders, "SELECT count(*) FROM tandem_outbox WHERE published_at IS NOT NULL")
-                < batch)) {
-      TimeUnit.MILLISECONDS.sleep(5);
-    }
-  }
-
-  private void awaitDelivery(DataSource orders, BillingService billing, long total)
-      throws Exception {
-    long deadline = System.nanoTime() + settings.timeout().toNanos();
-    long lastPrint = 0;
-    while (System.nanoTime() < deadline) {
-      long published =
-          count(orders, "SELECT count(*) FROM tandem_outbox WHERE published_at IS NOT NULL");
-      long delivered = billing.processor().appliedCount();
-      if (System.nanoTime() - lastPrint > TimeUnit.SECONDS.toNanos(1)) {
-        lastPrint = System.nanoTime();
+        }
+        for (int n = 1; n <= settings.relays(); n++) {
+          OutboxRelay healthy = fleet.healthy(settings.relayCrashes() + n);
+          relays.add(healthy);
+          healthy.start();
+        }
+        if (crashOrders > 0) {
+          watch.awaitRepublished(crashOrders);
+          recoveryMillis =
+              TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - fleet.lastCrashNanos());
+          say(
+              "the healthy relays took the dead relay's partitions when its lease expired and"
+                  + " published its batch again: %d duplicates reached billing %.1f s after the"
+                  + " kill, each a no-op in its inbox",
+              billing.processor().duplicateCount(), recoveryMillis / 1000.0);
+        }
+        watch.awaitBalanced(relays.subList(settings.relayCrashes(), relays.size()));
         say(
-            "committed %d/%d  published %d  delivered %d  duplicates delivered %d  relay crashes %d",
-            committed.get(),
-            total,
-            published,
-            delivered,
-            billing.processor().duplicateCount(),
-            crashes.get());
+            "confirming %d %s with %d writers",
+            settings.orders(), settings.orders() == 1 ? "order" : "orders", settings.writers());
+        for (Future<?> w : writers.start(crashOrders, settings.orders())) {
+          w.get();
+        }
+        watch.awaitDelivery(crashOrders + settings.orders(), writers::committed, fleet::crashes);
+        watch.awaitDrained(kafka, topic);
+        relays.forEach(OutboxRelay::close);
+        long runMillis = millisSince(runStart);
+        return report(
+            ordersDs,
+            billingDs,
+            billing,
+            writers,
+            fleet.crashes(),
+            start,
+            crashOrders,
+            recoveryMillis,
+            new DemoReport.Timings(serversMillis, startupMillis, runMillis));
+      } finally {
+        relays.forEach(OutboxRelay::close);
       }
-      if (published == total && delivered == total) {
-        return;
-      }
-      TimeUnit.MILLISECONDS.sleep(10);
-    }
-    say("timed out after %s waiting for every event to reach billing", settings.timeout());
-  }
-
-  /** Waits until the consumer handled every record on the topic, duplicates included. */
-  private void awaitDrained(InboxProcessor billing, KafkaBroker kafka, String topic)
-      throws Exception {
-    Properties p = new Properties();
-    p.putAll(KafkaClientProperties.admin(kafka.clientProperties()));
-    p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
-    long records;
-    try (Admin admin = Admin.create(p)) {
-      Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
-      for (var partition :
-          admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions()) {
-        latest.put(new TopicPartition(topic, partition.partition()), OffsetSpec.latest());
-      }
-      records =
-          admin.listOffsets(latest).all().get().values().stream()
-              .mapToLong(ListOffsetsResultInfo::offset)
-              .sum();
-    }
-    long deadline = System.nanoTime() + settings.timeout().toNanos();
-    while (billing.appliedCount() + billing.duplicateCount() < records
-        && System.nanoTime() < deadline) {
-      TimeUnit.MILLISECONDS.sleep(20);
     }
   }
 
+  /** Reads the run back: Tandem's tables through the library, the invoices from billing's own. */
   private DemoReport report(
       DataSource orders,
       DataSource billingDs,
       BillingService billing,
+      OrderWriters writers,
+      int crashes,
       long start,
       int crashOrders,
       long recoveryMillis,
       DemoReport.Timings timings)
       throws SQLException {
-    Set<UUID> outboxIds = ids(orders, "SELECT event_id FROM tandem_outbox");
+    OutboxOperations outbox = OutboxOperations.create(orders);
+    Set<UUID> outboxIds = outbox.eventIds();
     Set<UUID> inboxIds =
-        ids(
-            billingDs,
-            "SELECT event_id FROM tandem_inbox WHERE consumer = '" + BillingService.CONSUMER + "'");
+        InboxOperations.create(billingDs).processedEventIds(BillingService.CONSUMER);
     Set<UUID> lost = new HashSet<>(outboxIds);
     lost.removeAll(inboxIds);
-    long published =
-        count(orders, "SELECT count(*) FROM tandem_outbox WHERE published_at IS NOT NULL");
     long invoices = count(billingDs, "SELECT count(*) FROM demo_invoices");
     long invoicedOrders = count(billingDs, "SELECT count(DISTINCT order_id) FROM demo_invoices");
-    List<Double> sorted;
-    synchronized (latencies) {
-      sorted = new ArrayList<>(latencies);
-    }
-    Collections.sort(sorted);
+    List<Double> sorted = writers.sortedLatencies();
     return new DemoReport(
         outboxIds.size(),
-        published,
+        outbox.status().published(),
         inboxIds.size(),
         billing.processor().duplicateCount(),
         invoices - invoicedOrders,
         lost.size(),
-        crashes.get(),
+        crashes,
         crashOrders,
         recoveryMillis,
         settings.orders(),
@@ -460,6 +276,7 @@ public final class OutboxDemo {
     return new HikariDataSource(config);
   }
 
+  /** A count over billing's own tables. */
   private static long count(DataSource ds, String sql) throws SQLException {
     try (Connection c = ds.getConnection();
         Statement s = c.createStatement();
@@ -467,18 +284,6 @@ public final class OutboxDemo {
       rs.next();
       return rs.getLong(1);
     }
-  }
-
-  private static Set<UUID> ids(DataSource ds, String sql) throws SQLException {
-    Set<UUID> ids = new HashSet<>();
-    try (Connection c = ds.getConnection();
-        Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery(sql)) {
-      while (rs.next()) {
-        ids.add(rs.getObject(1, UUID.class));
-      }
-    }
-    return ids;
   }
 
   private void say(String format, Object... args) {

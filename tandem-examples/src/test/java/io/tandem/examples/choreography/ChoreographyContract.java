@@ -33,7 +33,7 @@ abstract class ChoreographyContract {
   private PlacedOrder retried;
 
   /** Chooses the payment service's database. */
-  abstract ChoreographedCheckout.Builder paymentDatabase(ChoreographedCheckout.Builder builder);
+  abstract ChoreographedCheckoutBuilder paymentDatabase(ChoreographedCheckoutBuilder builder);
 
   abstract boolean paymentOnMariaDb();
 

@@ -30,7 +30,7 @@ class ChoreographyServiceCrashTest {
 
   @Test
   void aPaymentServiceKilledMidRunIsStartedAgainAndEveryCheckoutEndsOnce() throws Exception {
-    ChoreographedCheckout.Builder builder =
+    ChoreographedCheckoutBuilder builder =
         ChoreographedCheckout.builder()
             .postgres(TestInfrastructure.postgres())
             .kafka(TestInfrastructure.kafka())

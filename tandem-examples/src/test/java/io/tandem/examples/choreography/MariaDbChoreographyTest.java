@@ -7,7 +7,7 @@ import io.tandem.testkit.TestInfrastructure;
 @RequiresMariaDb
 class MariaDbChoreographyTest extends ChoreographyContract {
   @Override
-  ChoreographedCheckout.Builder paymentDatabase(ChoreographedCheckout.Builder builder) {
+  ChoreographedCheckoutBuilder paymentDatabase(ChoreographedCheckoutBuilder builder) {
     return builder.paymentDatabase(TestInfrastructure.mariadb());
   }
 

@@ -3,7 +3,7 @@ package io.tandem.examples.choreography;
 /** The choreography with every service on PostgreSQL. */
 class PostgresChoreographyTest extends ChoreographyContract {
   @Override
-  ChoreographedCheckout.Builder paymentDatabase(ChoreographedCheckout.Builder builder) {
+  ChoreographedCheckoutBuilder paymentDatabase(ChoreographedCheckoutBuilder builder) {
     return builder;
   }
 
