@@ -29,6 +29,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.BiConsumer;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -120,9 +121,10 @@ public final class SagaOrchestrator implements AutoCloseable {
             writer,
             b.clock,
             b.faultInjector,
-            b.timerBatchSize);
+            b.timerBatchSize,
+            b.afterEnd);
     ReplyHandler handler =
-        new ReplyHandler(rows, stepLog, definitions, writer, b.clock, b.faultInjector);
+        new ReplyHandler(rows, stepLog, definitions, writer, b.clock, b.faultInjector, b.afterEnd);
     this.queries = new SagaQueries(dataSource, dialect, definitions.asMap(), b.clock);
     this.replies =
         InboxProcessor.builder()
@@ -248,6 +250,7 @@ public final class SagaOrchestrator implements AutoCloseable {
     private Duration timerInterval = DEFAULT_TIMER_INTERVAL;
     private ScheduledExecutorService scheduler;
     private int timerBatchSize = DEFAULT_TIMER_BATCH_SIZE;
+    private BiConsumer<UUID, SagaStatus> afterEnd = (id, status) -> {};
     private MeterRegistry meterRegistry = new SimpleMeterRegistry();
 
     private Builder() {}
@@ -318,6 +321,17 @@ public final class SagaOrchestrator implements AutoCloseable {
       return this;
     }
 
+    /**
+     * Told, after the transaction that ended a saga committed, its id and how it ended ({@link
+     * SagaStatus#COMPLETED}, {@link SagaStatus#COMPENSATED}, or {@link SagaStatus#STUCK}), on the
+     * thread that committed it (a reply lane or the timer): keep it quick; it must not throw.
+     * Default: nothing.
+     */
+    public Builder afterEnd(BiConsumer<UUID, SagaStatus> afterEnd) {
+      this.afterEnd = afterEnd;
+      return this;
+    }
+
     /** Most due instances the timer handles in one transaction; default 100. */
     public Builder timerBatchSize(int timerBatchSize) {
       this.timerBatchSize = timerBatchSize;
@@ -350,9 +364,13 @@ public final class SagaOrchestrator implements AutoCloseable {
       if (definitions.isEmpty()) {
         throw new IllegalArgumentException("register at least one saga definition");
       }
-      if (clock == null || faultInjector == null || limits == null || meterRegistry == null) {
+      if (clock == null
+          || faultInjector == null
+          || limits == null
+          || meterRegistry == null
+          || afterEnd == null) {
         throw new IllegalArgumentException(
-            "clock, faultInjector, limits and meterRegistry must not be null");
+            "clock, faultInjector, limits, meterRegistry and afterEnd must not be null");
       }
       if (timerInterval == null || timerInterval.isNegative() || timerInterval.isZero()) {
         throw new IllegalArgumentException("timerInterval must be positive, was " + timerInterval);

@@ -3,6 +3,7 @@ package io.tandem.saga;
 import io.tandem.jdbc.Dialect;
 import io.tandem.jdbc.JdbcException;
 import io.tandem.jdbc.Transactions;
+import io.tandem.saga.internal.Participations;
 import io.tandem.saga.internal.SagaMachine;
 import io.tandem.saga.internal.SagaRow;
 import io.tandem.saga.internal.SagaRows;
@@ -135,6 +136,22 @@ public final class SagaQueries {
           });
     } catch (SQLException e) {
       throw new JdbcException("retrying saga " + sagaId + " failed", e);
+    }
+  }
+
+  /**
+   * How many saga steps the participant {@code participant} recorded in this database (a
+   * participant's, not the orchestrator's): one per (saga, step) it handled, whatever it answered.
+   */
+  public long participationCount(String participant) {
+    Objects.requireNonNull(participant, "participant");
+    try {
+      return Transactions.inTransaction(
+          dataSource,
+          dialect.consumerIsolation(),
+          conn -> new Participations(dialect).count(conn, participant));
+    } catch (SQLException e) {
+      throw new JdbcException("counting the participations of " + participant + " failed", e);
     }
   }
 

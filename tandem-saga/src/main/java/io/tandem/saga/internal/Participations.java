@@ -37,6 +37,17 @@ public final class Participations {
     }
   }
 
+  /** How many saga steps {@code participant} recorded. */
+  public long count(Connection c, String participant) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(dialect.participationCount())) {
+      ps.setString(1, participant);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getLong(1);
+      }
+    }
+  }
+
   public void save(
       Connection c,
       boolean exists,

@@ -4,14 +4,16 @@ import io.tandem.core.Event;
 import io.tandem.core.FaultInjector;
 import io.tandem.inbox.Outcome;
 import io.tandem.saga.SagaDefinition;
+import io.tandem.saga.SagaStatus;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BiConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,7 +36,11 @@ public final class ReplyHandler {
   // Replies whose handler moved their saga on: the consumer's commit of such a reply is a step
   // transition (a duplicate or a stale reply commits too, and is not one). afterCommit takes each
   // out once its transaction committed (several share one batch commit).
-  private final Set<UUID> moved = ConcurrentHashMap.newKeySet();
+  // The value: the saga and the status it ended in, or a saga that only moved on (status null).
+  private final Map<UUID, Ended> moved = new ConcurrentHashMap<>();
+  private final BiConsumer<UUID, SagaStatus> afterEnd;
+
+  private record Ended(UUID sagaId, SagaStatus status) {}
 
   public ReplyHandler(
       SagaRows rows,
@@ -42,7 +48,9 @@ public final class ReplyHandler {
       Definitions definitions,
       TransitionWriter writer,
       Clock clock,
-      FaultInjector faultInjector) {
+      FaultInjector faultInjector,
+      BiConsumer<UUID, SagaStatus> afterEnd) {
+    this.afterEnd = afterEnd;
     this.rows = rows;
     this.stepLog = stepLog;
     this.definitions = definitions;
@@ -80,15 +88,24 @@ public final class ReplyHandler {
             SagaHeaders.COMPENSATION.equals(SagaHeaders.required(reply, SagaHeaders.KIND)),
             succeeded,
             reply.payload());
-    if (writer.apply(conn, def, SagaMachine.next(def, row, input, now), now)) {
-      moved.add(reply.eventId());
+    Transition t = SagaMachine.next(def, row, input, now);
+    if (writer.apply(conn, def, t, now)) {
+      moved.put(reply.eventId(), new Ended(sagaId, t.ends() ? t.next().status() : null));
     }
   }
 
-  /** The inbox's afterCommit hook: a committed reply that moved its saga on is a step. */
+  /**
+   * The inbox's afterCommit hook: a committed reply that moved its saga on is a step; one that
+   * ended it is told to the orchestrator's {@code afterEnd} listener.
+   */
   public void afterCommit(Event reply, Outcome outcome) {
-    if (moved.remove(reply.eventId()) && outcome == Outcome.APPLIED) {
-      faultInjector.reached(FaultInjector.ORCHESTRATOR_AFTER_STEP);
+    Ended step = moved.remove(reply.eventId());
+    if (step == null || outcome != Outcome.APPLIED) {
+      return;
     }
+    if (step.status() != null) {
+      afterEnd.accept(step.sagaId(), step.status());
+    }
+    faultInjector.reached(FaultInjector.ORCHESTRATOR_AFTER_STEP);
   }
 }

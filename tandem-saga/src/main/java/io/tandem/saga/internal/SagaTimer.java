@@ -4,6 +4,7 @@ import io.tandem.core.FaultInjector;
 import io.tandem.jdbc.Dialect;
 import io.tandem.jdbc.Transactions;
 import io.tandem.saga.SagaDefinition;
+import io.tandem.saga.SagaStatus;
 import io.tandem.saga.internal.Transition.Send;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -11,11 +12,13 @@ import java.sql.Savepoint;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -38,6 +41,7 @@ public final class SagaTimer implements AutoCloseable {
   private final Clock clock;
   private final FaultInjector faultInjector;
   private final int batchSize;
+  private final BiConsumer<UUID, SagaStatus> afterEnd;
   private ScheduledFuture<?> ticks; // guarded by this
   private ScheduledExecutorService owned; // guarded by this
   private volatile boolean closed;
@@ -51,7 +55,9 @@ public final class SagaTimer implements AutoCloseable {
       TransitionWriter writer,
       Clock clock,
       FaultInjector faultInjector,
-      int batchSize) {
+      int batchSize,
+      BiConsumer<UUID, SagaStatus> afterEnd) {
+    this.afterEnd = afterEnd;
     this.dataSource = dataSource;
     this.dialect = dialect;
     this.rows = rows;
@@ -102,33 +108,39 @@ public final class SagaTimer implements AutoCloseable {
   public int runDue() {
     int handled = 0;
     while (!closed) {
-      int[] batch; // {claimed, moved}
+      Batch batch;
       try {
         batch = Transactions.inTransaction(dataSource, dialect.consumerIsolation(), this::batch);
       } catch (SQLException | RuntimeException e) {
         LOG.warn("saga timer: a batch of due instances failed; retrying later", e);
         break;
       }
-      for (int i = 0; i < batch[1]; i++) {
+      for (Transition t : batch.moved()) {
+        if (t.ends()) {
+          afterEnd.accept(t.next().id(), t.next().status());
+        }
         faultInjector.reached(FaultInjector.ORCHESTRATOR_AFTER_STEP);
       }
-      handled += batch[1];
-      if (batch[0] < batchSize || batch[1] == 0) {
+      handled += batch.moved().size();
+      if (batch.claimed() < batchSize || batch.moved().isEmpty()) {
         break;
       }
     }
     return handled;
   }
 
-  private int[] batch(Connection conn) throws SQLException {
+  private record Batch(int claimed, List<Transition> moved) {}
+
+  private Batch batch(Connection conn) throws SQLException {
     Instant now = clock.instant();
     List<UUID> due = rows.lockDue(conn, now, batchSize);
-    int moved = 0;
+    List<Transition> moved = new ArrayList<>();
     for (UUID id : due) {
       Savepoint savepoint = conn.setSavepoint();
       try {
-        if (wake(conn, id, now)) {
-          moved++;
+        Transition t = wake(conn, id, now);
+        if (t != null) {
+          moved.add(t);
         }
         conn.releaseSavepoint(savepoint);
       } catch (SQLException | RuntimeException e) {
@@ -136,21 +148,22 @@ public final class SagaTimer implements AutoCloseable {
         LOG.warn("saga timer: saga {} failed to wake; it is tried again later", id, e);
       }
     }
-    return new int[] {due.size(), moved};
+    return new Batch(due.size(), moved);
   }
 
-  private boolean wake(Connection conn, UUID id, Instant now) throws SQLException {
+  /** The transition a wake-up of {@code id} wrote, or null when it changed nothing. */
+  private Transition wake(Connection conn, UUID id, Instant now) throws SQLException {
     SagaRow row = rows.get(conn, id).orElse(null);
     if (row == null) {
-      return false; // deleted by retention since it was claimed
+      return null; // deleted by retention since it was claimed
     }
     SagaDefinition<?> def = definitions.of(row.type());
     int open = 0;
     for (Send awaited : SagaMachine.awaited(def, row)) {
       open += stepLog.timeOutPending(conn, id, awaited.stepIndex(), awaited.compensation(), now);
     }
-    return writer.apply(
-        conn, def, SagaMachine.next(def, row, new SagaInput.Timer(open > 0), now), now);
+    Transition t = SagaMachine.next(def, row, new SagaInput.Timer(open > 0), now);
+    return writer.apply(conn, def, t, now) ? t : null;
   }
 
   /** Stops ticking (and the own thread, waiting up to 5 s). Idempotent. */

@@ -31,6 +31,11 @@ public record Transition(SagaRow from, SagaRow next, List<Send> sends, String no
     return from == null || !from.equals(next) || !sends.isEmpty();
   }
 
+  /** Whether this transition ends the saga (COMPLETED, COMPENSATED) or leaves it STUCK. */
+  public boolean ends() {
+    return statusChanged() && (next.status().terminal() || next.status() == SagaStatus.STUCK);
+  }
+
   /** Whether the status changes (a start counts). */
   public boolean statusChanged() {
     return from == null || from.status() != next.status();
