@@ -32,6 +32,7 @@ import java.util.Map;
  *     on a server the benchmark does not own
  * @param inFlight most sagas running at once
  * @param lanes worker lanes of each consumer
+ * @param orchestrators orchestrator instances (threads of the benchmark's JVM sharing the tables)
  * @param database the database the figures come from
  */
 public record SagaBenchReport(
@@ -53,6 +54,7 @@ public record SagaBenchReport(
     Double floorCpuMillisPerSaga,
     int inFlight,
     int lanes,
+    int orchestrators,
     String database) {
 
   /** Local commits/s of the database: the mean of the measurements before and after the run. */
@@ -127,6 +129,7 @@ public record SagaBenchReport(
     m.put("sagas", sagas);
     m.put("in_flight", inFlight);
     m.put("lanes", lanes);
+    m.put("orchestrators", orchestrators);
     m.put("database", "\"" + database + "\"");
     m.put("jit", "\"" + BenchJvm.describe() + "\"");
     return m;

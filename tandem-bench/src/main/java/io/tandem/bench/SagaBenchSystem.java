@@ -11,6 +11,7 @@ import io.tandem.outbox.OutboxRelay;
 import io.tandem.saga.SagaDefinition;
 import io.tandem.saga.SagaOrchestrator;
 import io.tandem.saga.SagaParticipant;
+import io.tandem.saga.SagaQueries;
 import io.tandem.saga.StepResult;
 import io.tandem.testkit.KafkaBroker;
 import io.tandem.testkit.PostgresServer;
@@ -66,7 +67,11 @@ final class SagaBenchSystem implements AutoCloseable {
   private final AtomicLong relayMarks = new AtomicLong();
   final List<BenchDatabase> databases = new ArrayList<>();
   BenchDatabase orchestratorDb;
-  SagaOrchestrator orchestrator;
+
+  /** The orchestrator instances: threads of this JVM sharing the saga tables. */
+  final List<SagaOrchestrator> orchestrators = new ArrayList<>();
+
+  final SagaDriver.Ends ends = new SagaDriver.Ends();
 
   private final Map<String, String> kafkaClient;
 
@@ -86,11 +91,13 @@ final class SagaBenchSystem implements AutoCloseable {
       String topicPrefix,
       int lanes,
       int starters,
-      int extraConnections)
+      int extraConnections,
+      int orchestratorCount)
       throws SQLException {
     SagaBenchSystem system = new SagaBenchSystem(Map.copyOf(kafkaClient));
     try {
-      system.startAll(postgres, bootstrap, topicPrefix, lanes, starters, extraConnections);
+      system.startAll(
+          postgres, bootstrap, topicPrefix, lanes, starters, extraConnections, orchestratorCount);
     } catch (SQLException | RuntimeException e) {
       try {
         system.close();
@@ -108,7 +115,8 @@ final class SagaBenchSystem implements AutoCloseable {
       String prefix,
       int lanes,
       int starters,
-      int extraConnections)
+      int extraConnections,
+      int orchestratorCount)
       throws SQLException {
     KafkaBroker kafka = KafkaBroker.external(bootstrap, kafkaClient);
     for (String participant : PARTICIPANTS) {
@@ -118,23 +126,25 @@ final class SagaBenchSystem implements AutoCloseable {
 
     // relay: worker, two publishers, listener, leases; consumer: one connection per lane
     int base = lanes + 6 + extraConnections;
-    orchestratorDb = database(postgres, "bench_saga_orchestrator", base + starters + 2);
-    orchestrator =
-        SagaOrchestrator.builder()
-            .dataSource(orchestratorDb.pool)
-            .name("checkout-orchestrator")
-            .replyTo(REPLIES)
-            .definition(CHECKOUT)
-            .build();
-    resources.push(orchestrator);
-    run(
-        orchestratorDb,
-        "orchestrator",
-        orchestrator.replyProcessor(),
-        REPLIES,
-        bootstrap,
-        prefix,
-        lanes);
+    orchestratorDb =
+        database(postgres, "bench_saga_orchestrator", orchestratorCount * (base + 2) + starters);
+    for (int i = 0; i < orchestratorCount; i++) {
+      // Instances share the name: it is their inbox's consumer name and the reply topic's group.
+      SagaOrchestrator instance =
+          SagaOrchestrator.builder()
+              .dataSource(orchestratorDb.pool)
+              .name("checkout-orchestrator")
+              .replyTo(REPLIES)
+              .definition(CHECKOUT)
+              .afterEnd(ends::ended)
+              .build();
+      resources.push(instance);
+      orchestrators.add(instance);
+      if (i == 0) {
+        relay(orchestratorDb, "orchestrator", bootstrap, prefix);
+      }
+      consume(instance.replyProcessor(), REPLIES, bootstrap, prefix, lanes);
+    }
 
     BenchDatabase order = database(postgres, "bench_saga_order", base);
     order.execute(
@@ -266,7 +276,7 @@ final class SagaBenchSystem implements AutoCloseable {
         prefix,
         lanes);
 
-    orchestrator.startTimer();
+    orchestrators.forEach(SagaOrchestrator::startTimer);
   }
 
   private BenchDatabase database(PostgresServer postgres, String prefix, int poolSize) {
@@ -296,6 +306,11 @@ final class SagaBenchSystem implements AutoCloseable {
       String bootstrap,
       String prefix,
       int lanes) {
+    relay(db, service, bootstrap, prefix);
+    consume(processor, inbound, bootstrap, prefix, lanes);
+  }
+
+  private void relay(BenchDatabase db, String service, String bootstrap, String prefix) {
     KafkaTransport transport =
         KafkaTransport.builder()
             .bootstrapServers(bootstrap)
@@ -318,6 +333,10 @@ final class SagaBenchSystem implements AutoCloseable {
             .build();
     relay.start();
     resources.push(relay);
+  }
+
+  private void consume(
+      InboxProcessor processor, String inbound, String bootstrap, String prefix, int lanes) {
     ConsumerRunner runner =
         ConsumerRunner.builder()
             .source(
@@ -386,7 +405,16 @@ final class SagaBenchSystem implements AutoCloseable {
     for (int i = 0; i < PARTICIPANTS.size(); i++) {
       BenchDatabase db = databases.get(i + 1);
       String participant = PARTICIPANTS.get(i);
-      check(db, "tandem_saga_participation of " + participant, "tandem_saga_participation", sagas);
+      long recorded = SagaQueries.of(db.pool).participationCount(participant);
+      if (recorded != sagas) {
+        throw new IllegalStateException(
+            participant
+                + " recorded "
+                + recorded
+                + " steps after "
+                + sagas
+                + " sagas: invalid run");
+      }
     }
     check(databases.get(1), "bench_order", "bench_order", sagas);
     check(databases.get(2), "bench_payment", "bench_payment", sagas);

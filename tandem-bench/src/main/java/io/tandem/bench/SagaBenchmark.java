@@ -1,33 +1,18 @@
 package io.tandem.bench;
 
-import io.tandem.bench.SagaBenchSystem.Checkout;
 import io.tandem.core.Redaction;
-import io.tandem.jdbc.Transactions;
 import io.tandem.testkit.KafkaBrokerProcess;
 import io.tandem.testkit.PostgresServer;
 import java.io.PrintStream;
 import java.sql.Connection;
 import java.sql.DriverManager;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.sql.Timestamp;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.Semaphore;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The saga benchmark: completed checkouts per second for the 4-step checkout saga (create-order and
@@ -81,18 +66,16 @@ public final class SagaBenchmark {
   static final int STARTERS = 4;
   static final int WARM_UP_SAGAS = 2_000;
   static final int WINDOW_SECONDS = 5;
-  private static final int COUNTERS = 1_000;
-  private static final Duration STALL_TIMEOUT = Duration.ofSeconds(120);
 
   private final int sagas;
   private final int inFlight;
   private final int lanes;
+  private int orchestrators = 1;
   private final String jdbcUrl;
   private final String kafkaBootstrap;
   private Map<String, String> kafkaClient = Map.of();
   private final PrintStream progress;
   private final String run = Long.toString(System.currentTimeMillis(), 36);
-  private final AtomicLong orderSeq = new AtomicLong();
 
   /**
    * @param sagas sagas in the measured run, 100 to 1,000,000
@@ -135,6 +118,20 @@ public final class SagaBenchmark {
     return this;
   }
 
+  /**
+   * Orchestrator instances, 1 to 8: threads of this JVM, each with its own reply consumer (one
+   * consumer group) and timer, sharing the saga tables and the orchestrator database's one relay;
+   * default 1.
+   */
+  public SagaBenchmark orchestrators(int orchestrators) {
+    if (orchestrators < 1 || orchestrators > 8) {
+      throw new IllegalArgumentException(
+          "orchestrators must be between 1 and 8, was " + orchestrators);
+    }
+    this.orchestrators = orchestrators;
+    return this;
+  }
+
   public SagaBenchReport run() throws Exception {
     try (PostgresServer postgres = jdbcUrl == null ? embedded() : PostgresServer.external(jdbcUrl);
         KafkaBrokerProcess kafkaProcess =
@@ -152,29 +149,24 @@ public final class SagaBenchmark {
               "tandem.bench-" + run + ".",
               lanes,
               STARTERS,
-              writers / 5 + 1)) {
-        for (BenchDatabase db : system.databases) {
-          db.execute(
-              "CREATE TABLE bench_commit (id bigserial PRIMARY KEY, writer integer NOT NULL,"
-                  + " n bigint NOT NULL, payload text NOT NULL)");
-          db.execute("CREATE TABLE bench_counter (id integer PRIMARY KEY, n bigint NOT NULL)");
-          db.execute(
-              "INSERT INTO bench_counter SELECT g, 0 FROM generate_series(0, "
-                  + (COUNTERS - 1)
-                  + ") g");
-        }
+              writers / 5 + 1,
+              orchestrators)) {
+        SagaCommitRate.createTables(system);
+        SagaCommitRate rates = new SagaCommitRate(run);
+        SagaDriver driver = new SagaDriver(system, inFlight, run);
 
         // CPU time is counted for the whole pipeline only when the server is this run's own.
         SagaCpuMeter cpu = new SagaCpuMeter(postgres.isEmbedded() ? system.postmasterPid() : null);
         int warmUp = Math.min(sagas, WARM_UP_SAGAS);
         say("warming up (%d sagas, %d s of writers)", warmUp, WINDOW_SECONDS);
-        drive(system, warmUp);
-        commitRate(system, cpu, writers, Duration.ofSeconds(WINDOW_SECONDS), false);
+        driver.drive(warmUp);
+        rates.measure(system, cpu, writers, Duration.ofSeconds(WINDOW_SECONDS), false);
 
-        Rate before = commitRate(system, cpu, writers, Duration.ofSeconds(WINDOW_SECONDS), false);
+        SagaCommitRate.Rate before =
+            rates.measure(system, cpu, writers, Duration.ofSeconds(WINDOW_SECONDS), false);
         say(
             "%d writers before the run: %.0f commits/s, %.3f ms CPU per commit",
-            writers, before.perSec, before.cpuMillisPerCommit());
+            writers, before.perSec(), before.cpuMillisPerCommit());
 
         long marks0 = system.relayMarks();
         long consumed0 = system.consumerTransactions();
@@ -187,7 +179,7 @@ public final class SagaBenchmark {
         if (statements) {
           resetStatementStats(postgres);
         }
-        Measured m = drive(system, sagas);
+        SagaDriver.Measured m = driver.drive(sagas);
         if (statements) {
           printStatementStats(postgres, sagas);
         }
@@ -205,10 +197,10 @@ public final class SagaBenchmark {
             "%d sagas in %.2f s: %.1f sagas/s, p50 %.1f ms, p99 %.1f ms; per saga %.2f commits"
                 + " (1 start, %.2f consumer, %.2f relay marks)",
             sagas,
-            m.seconds,
-            sagas / m.seconds,
-            m.p50,
-            m.p99,
+            m.seconds(),
+            sagas / m.seconds(),
+            m.p50(),
+            m.p99(),
             commitsPerSaga,
             (double) consumed / sagas,
             (double) marks / sagas);
@@ -220,18 +212,20 @@ public final class SagaBenchmark {
               sagaCpu.jvm() / 1e6 / sagas,
               sagaCpu.children() / 1e6 / sagas,
               sagaCpu.postgres() / 1e6 / sagas,
-              sagaCpu.total() / 1e9 / m.seconds);
+              sagaCpu.total() / 1e9 / m.seconds());
         }
         say("Kafka per saga: %s", sagaKafka.perUnit(sagas));
 
-        Rate after = commitRate(system, cpu, writers, Duration.ofSeconds(WINDOW_SECONDS), false);
+        SagaCommitRate.Rate after =
+            rates.measure(system, cpu, writers, Duration.ofSeconds(WINDOW_SECONDS), false);
         say(
             "%d writers after the run: %.0f commits/s, %.3f ms CPU per commit",
-            writers, after.perSec, after.cpuMillisPerCommit());
-        Rate notifying = commitRate(system, cpu, writers, Duration.ofSeconds(3), true);
+            writers, after.perSec(), after.cpuMillisPerCommit());
+        SagaCommitRate.Rate notifying =
+            rates.measure(system, cpu, writers, Duration.ofSeconds(3), true);
         say(
             "%d writers with pg_notify in each transaction: %.0f commits/s",
-            writers, notifying.perSec);
+            writers, notifying.perSec());
         if (system.deadLettered() > 0) {
           throw new IllegalStateException(
               system.deadLettered() + " saga messages were dead-lettered: the run is invalid");
@@ -244,23 +238,24 @@ public final class SagaBenchmark {
         boolean own = postgres.isEmbedded();
         return new SagaBenchReport(
             sagas,
-            sagas / m.seconds,
-            m.p50,
-            m.p99,
+            sagas / m.seconds(),
+            m.p50(),
+            m.p99(),
             commitsPerSaga,
-            before.perSec,
-            after.perSec,
+            before.perSec(),
+            after.perSec(),
             writers,
-            notifying.perSec,
+            notifying.perSec(),
             (double) marks / sagas,
             own ? (double) (xid1 - xid0) / sagas : null,
             own ? sagaCpu.total() / 1e6 / sagas : null,
             own ? (before.cpuMillisPerCommit() + after.cpuMillisPerCommit()) / 2 : null,
-            own ? sagaCpu.total() / 1e9 / m.seconds : null,
+            own ? sagaCpu.total() / 1e9 / m.seconds() : null,
             floor.result().sagasPerSec(),
             own ? floor.cpu().total() / 1e6 / sagas : null,
             inFlight,
             lanes,
+            orchestrators,
             database);
       }
     }
@@ -353,240 +348,6 @@ public final class SagaBenchmark {
             rs.getLong(4),
             rs.getString(5));
       }
-    }
-  }
-
-  private record Measured(double seconds, double p50, double p99) {}
-
-  /**
-   * Runs {@code count} sagas, at most {@code inFlight} at once, and waits until all completed.
-   *
-   * @return the span from the first start to the last completion, and the durations' percentiles
-   */
-  private Measured drive(SagaBenchSystem system, int count) throws Exception {
-    // started_at is stored in microseconds; every saga of this run starts after this instant.
-    Instant from = Instant.now().minusMillis(1);
-    Semaphore permits = new Semaphore(inFlight);
-    AtomicInteger started = new AtomicInteger();
-    AtomicBoolean stop = new AtomicBoolean();
-    ExecutorService starters = Executors.newFixedThreadPool(STARTERS);
-    List<Future<?>> futures = new ArrayList<>();
-    for (int t = 0; t < STARTERS; t++) {
-      futures.add(
-          starters.submit(
-              () -> {
-                while (!stop.get()) {
-                  permits.acquire();
-                  if (started.getAndIncrement() >= count) {
-                    return null;
-                  }
-                  system.orchestrator.start(SagaBenchSystem.SAGA_TYPE, checkout());
-                }
-                return null;
-              }));
-    }
-    try {
-      long released = 0;
-      long lastProgress = System.nanoTime();
-      long lastDone = -1;
-      while (true) {
-        long[] counts = completed(system, from);
-        long done = counts[0];
-        if (counts[1] > 0) {
-          throw new IllegalStateException(
-              counts[1]
-                  + " sagas ended up compensating, compensated or stuck: every step should"
-                  + " succeed in this benchmark");
-        }
-        if (done > released) {
-          permits.release((int) (done - released));
-          released = done;
-        }
-        if (done >= count) {
-          break;
-        }
-        for (Future<?> f : futures) {
-          if (f.isDone()) {
-            f.get(); // a starter that failed
-          }
-        }
-        if (done != lastDone) {
-          lastDone = done;
-          lastProgress = System.nanoTime();
-        } else if (System.nanoTime() - lastProgress > STALL_TIMEOUT.toNanos()) {
-          throw new IllegalStateException(
-              "no saga completed for "
-                  + STALL_TIMEOUT
-                  + " ("
-                  + done
-                  + " of "
-                  + count
-                  + " completed)");
-        }
-        TimeUnit.MILLISECONDS.sleep(20); // the watcher's sampling interval
-      }
-    } finally {
-      stop.set(true);
-      permits.release(count + STARTERS);
-      starters.shutdown();
-      if (!starters.awaitTermination(30, TimeUnit.SECONDS)) {
-        starters.shutdownNow();
-      }
-    }
-    return span(system, from);
-  }
-
-  private Checkout checkout() {
-    long n = orderSeq.incrementAndGet();
-    ThreadLocalRandom random = ThreadLocalRandom.current();
-    return new Checkout(
-        "order-" + run + "-" + n,
-        "customer-" + (n % 997),
-        "sku-" + random.nextInt(SagaBenchSystem.SKUS),
-        1 + random.nextInt(3),
-        100 + random.nextInt(100_000));
-  }
-
-  /**
-   * COMPLETED sagas started since {@code from}, and sagas that left the happy path (both through
-   * the orchestrator's listing index, so that watching costs the database little).
-   */
-  private static long[] completed(SagaBenchSystem system, Instant from) throws SQLException {
-    try (Connection c = system.orchestratorDb.pool.getConnection();
-        PreparedStatement ps =
-            c.prepareStatement(
-                "SELECT (SELECT count(*) FROM tandem_saga WHERE saga_type = ?"
-                    + " AND status = 'COMPLETED' AND started_at >= ?),"
-                    + " (SELECT count(*) FROM tandem_saga WHERE saga_type = ?"
-                    + " AND status IN ('COMPENSATING', 'COMPENSATED', 'STUCK'))")) {
-      ps.setString(1, SagaBenchSystem.SAGA_TYPE);
-      ps.setTimestamp(2, Timestamp.from(from));
-      ps.setString(3, SagaBenchSystem.SAGA_TYPE);
-      try (ResultSet rs = ps.executeQuery()) {
-        rs.next();
-        return new long[] {rs.getLong(1), rs.getLong(2)};
-      }
-    }
-  }
-
-  private static Measured span(SagaBenchSystem system, Instant from) throws SQLException {
-    List<Double> millis = new ArrayList<>();
-    double seconds;
-    try (Connection c = system.orchestratorDb.pool.getConnection()) {
-      try (PreparedStatement ps =
-          c.prepareStatement(
-              "SELECT EXTRACT(EPOCH FROM (ended_at - started_at)) * 1000 FROM tandem_saga"
-                  + " WHERE saga_type = ? AND started_at >= ? AND status = 'COMPLETED'")) {
-        ps.setString(1, SagaBenchSystem.SAGA_TYPE);
-        ps.setTimestamp(2, Timestamp.from(from));
-        try (ResultSet rs = ps.executeQuery()) {
-          while (rs.next()) {
-            millis.add(rs.getDouble(1));
-          }
-        }
-      }
-      try (PreparedStatement ps =
-          c.prepareStatement(
-              "SELECT EXTRACT(EPOCH FROM (max(ended_at) - min(started_at))) FROM tandem_saga"
-                  + " WHERE saga_type = ? AND started_at >= ?")) {
-        ps.setString(1, SagaBenchSystem.SAGA_TYPE);
-        ps.setTimestamp(2, Timestamp.from(from));
-        try (ResultSet rs = ps.executeQuery()) {
-          rs.next();
-          seconds = rs.getDouble(1);
-        }
-      }
-    }
-    Percentiles p = new Percentiles(millis);
-    return new Measured(seconds, p.at(0.50), p.at(0.99));
-  }
-
-  /**
-   * {@code writers} threads, writer w on database w mod 5, each committing small transactions
-   * (insert a row, update a random counter row, and with {@code notify} a {@code pg_notify} on a
-   * channel nobody listens to) for {@code window}.
-   *
-   * @return commits per second of all writers together, and the CPU time they cost
-   */
-  private Rate commitRate(
-      SagaBenchSystem system, SagaCpuMeter cpu, int writers, Duration window, boolean notify)
-      throws Exception {
-    String payload =
-        "{\"orderId\":\"order-"
-            + run
-            + "\",\"customer\":\"customer-1\",\"sku\":\"sku-1\",\"quantity\":1,"
-            + "\"amountCents\":1999}";
-    AtomicLong commits = new AtomicLong();
-    ExecutorService pool = Executors.newFixedThreadPool(writers);
-    SagaCpuMeter.Sample cpu0 = cpu.sample();
-    long start = System.nanoTime();
-    long end = start + window.toNanos();
-    List<Future<?>> futures = new ArrayList<>();
-    for (int w = 0; w < writers; w++) {
-      int writer = w;
-      BenchDatabase db = system.databases.get(w % system.databases.size());
-      futures.add(
-          pool.submit(
-              () -> {
-                ThreadLocalRandom random = ThreadLocalRandom.current();
-                for (long n = 0; System.nanoTime() < end; n++) {
-                  long seq = n;
-                  Transactions.inTransaction(
-                      db.pool,
-                      c -> {
-                        try (PreparedStatement ps =
-                            c.prepareStatement(
-                                "INSERT INTO bench_commit (writer, n, payload) VALUES (?, ?, ?)")) {
-                          ps.setInt(1, writer);
-                          ps.setLong(2, seq);
-                          ps.setString(3, payload);
-                          ps.executeUpdate();
-                        }
-                        try (PreparedStatement ps =
-                            c.prepareStatement("UPDATE bench_counter SET n = n + 1 WHERE id = ?")) {
-                          ps.setInt(1, random.nextInt(COUNTERS));
-                          ps.executeUpdate();
-                        }
-                        if (notify) {
-                          try (PreparedStatement ps =
-                              c.prepareStatement("SELECT pg_notify('bench_commit', '')")) {
-                            ps.execute();
-                          }
-                        }
-                        return null;
-                      });
-                  commits.incrementAndGet();
-                }
-                return null;
-              }));
-    }
-    try {
-      for (Future<?> f : futures) {
-        f.get();
-      }
-    } finally {
-      pool.shutdownNow();
-    }
-    double seconds = (System.nanoTime() - start) / 1e9;
-    return new Rate(
-        commits.get() / seconds,
-        commits.get(),
-        seconds,
-        cpu.sample().minus(cpu0),
-        cpu.countsPostgres());
-  }
-
-  /** A commit measurement: commits/s, commits, seconds, and the CPU time used meanwhile. */
-  private record Rate(
-      double perSec, long commits, double seconds, SagaCpuMeter.Sample cpu, boolean cpuKnown) {
-    double cpuMillisPerCommit() {
-      return cpu.total() / 1e6 / commits;
-    }
-
-    String cpuNote() {
-      return cpuKnown
-          ? String.format(Locale.ROOT, ", %.3f ms CPU per commit", cpuMillisPerCommit())
-          : "";
     }
   }
 

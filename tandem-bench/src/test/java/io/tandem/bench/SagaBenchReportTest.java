@@ -30,6 +30,7 @@ class SagaBenchReportTest {
         floorCpu,
         50,
         4,
+        1,
         "embedded PostgreSQL (fsync on)");
   }
 

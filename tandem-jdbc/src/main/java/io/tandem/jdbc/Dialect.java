@@ -629,6 +629,11 @@ public interface Dialect {
     return PortableSql.PARTICIPATION_LOCK;
   }
 
+  /** How many saga steps a participant recorded. Parameter: participant. Column: the count. */
+  default String participationCount() {
+    return PortableSql.PARTICIPATION_COUNT;
+  }
+
   /**
    * Records what a participant did for a saga step. Parameters: participant, saga_id, step, state,
    * reply_type, reply, updated_at.

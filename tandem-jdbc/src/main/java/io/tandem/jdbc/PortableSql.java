@@ -262,6 +262,11 @@ final class PortableSql {
          FOR UPDATE
       """;
 
+  static final String PARTICIPATION_COUNT =
+      """
+      SELECT count(*) FROM tandem_saga_participation WHERE participant = ?
+      """;
+
   static final String PARTICIPATION_INSERT =
       """
       INSERT INTO tandem_saga_participation

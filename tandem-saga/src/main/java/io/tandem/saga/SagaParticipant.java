@@ -10,9 +10,9 @@ import io.tandem.inbox.InboxProcessor;
 import io.tandem.inbox.PermanentHandlerException;
 import io.tandem.jdbc.Dialect;
 import io.tandem.outbox.Outbox;
+import io.tandem.saga.internal.Participations;
+import io.tandem.saga.internal.Participations.Participation;
 import io.tandem.saga.internal.SagaHeaders;
-import io.tandem.saga.internal.SagaStore;
-import io.tandem.saga.internal.SagaStore.Participation;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Clock;
@@ -66,7 +66,7 @@ public final class SagaParticipant {
   static final String CANCELLED = "CANCELLED";
 
   private final String name;
-  private final SagaStore store;
+  private final Participations store;
   private final Outbox outbox;
   private final Map<String, CommandHandler> commands;
   private final Map<String, CommandHandler> compensations;
@@ -76,7 +76,7 @@ public final class SagaParticipant {
   private SagaParticipant(Builder b) {
     Dialect dialect = b.dialect != null ? b.dialect : Dialect.of(b.dataSource);
     this.name = b.name;
-    this.store = new SagaStore(dialect);
+    this.store = new Participations(dialect);
     this.outbox = Outbox.create(dialect);
     this.commands = Map.copyOf(b.commands);
     this.compensations = Map.copyOf(b.compensations);
@@ -114,7 +114,7 @@ public final class SagaParticipant {
 
   private void forward(Connection conn, Event e) throws SQLException {
     SagaCommand cmd = command(e);
-    Optional<Participation> seen = store.lockParticipation(conn, name, cmd.sagaId(), cmd.step());
+    Optional<Participation> seen = store.lock(conn, name, cmd.sagaId(), cmd.step());
     if (seen.isPresent()) {
       Participation p = seen.get();
       if (p.state().equals(COMPENSATED) || p.state().equals(CANCELLED)) {
@@ -134,7 +134,7 @@ public final class SagaParticipant {
       // FAILED before: a new attempt (a retriable step) runs the work again
     }
     StepResult result = commands.get(cmd.name()).handle(conn, cmd);
-    store.saveParticipation(
+    store.save(
         conn,
         seen.isPresent(),
         name,
@@ -148,10 +148,10 @@ public final class SagaParticipant {
 
   private void compensate(Connection conn, Event e) throws SQLException {
     SagaCommand cmd = command(e);
-    Optional<Participation> seen = store.lockParticipation(conn, name, cmd.sagaId(), cmd.step());
+    Optional<Participation> seen = store.lock(conn, name, cmd.sagaId(), cmd.step());
     if (seen.isEmpty()) {
       // Empty compensation: the forward command never ran here (lost, or still on its way).
-      store.saveParticipation(
+      store.save(
           conn,
           false,
           name,
@@ -169,7 +169,7 @@ public final class SagaParticipant {
     }
     StepResult result = compensations.get(cmd.name()).handle(conn, cmd);
     if (result.succeeded()) {
-      store.saveParticipation(
+      store.save(
           conn,
           true,
           name,

@@ -3,8 +3,11 @@ package io.tandem.saga;
 import io.tandem.jdbc.Dialect;
 import io.tandem.jdbc.JdbcException;
 import io.tandem.jdbc.Transactions;
+import io.tandem.saga.internal.Participations;
+import io.tandem.saga.internal.SagaMachine;
 import io.tandem.saga.internal.SagaRow;
-import io.tandem.saga.internal.SagaStore;
+import io.tandem.saga.internal.SagaRows;
+import io.tandem.saga.internal.StepLog;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -43,7 +46,8 @@ import javax.sql.DataSource;
 public final class SagaQueries {
   private final DataSource dataSource;
   private final Dialect dialect;
-  private final SagaStore store;
+  private final SagaRows rows;
+  private final StepLog stepLog;
   private final Map<String, SagaDefinition<?>> definitions;
   private final Clock clock;
 
@@ -54,7 +58,8 @@ public final class SagaQueries {
       Clock clock) {
     this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
     this.dialect = Objects.requireNonNull(dialect, "dialect");
-    this.store = new SagaStore(dialect);
+    this.rows = new SagaRows(dialect);
+    this.stepLog = new StepLog(dialect);
     this.definitions = Map.copyOf(definitions);
     this.clock = clock;
   }
@@ -144,7 +149,7 @@ public final class SagaQueries {
           dialect.consumerIsolation(),
           conn -> {
             List<SagaInstance> out = new ArrayList<>();
-            for (SagaRow r : store.list(conn, sagaType, status, startedBefore, limit)) {
+            for (SagaRow r : rows.list(conn, sagaType, status, startedBefore, limit)) {
               out.add(view(conn, r, List.of()));
             }
             return out;
@@ -162,11 +167,11 @@ public final class SagaQueries {
           dataSource,
           dialect.consumerIsolation(),
           conn -> {
-            Optional<SagaRow> row = store.get(conn, sagaId);
+            Optional<SagaRow> row = rows.get(conn, sagaId);
             if (row.isEmpty()) {
               return Optional.<SagaInstance>empty();
             }
-            return Optional.of(view(conn, row.get(), store.steps(conn, sagaId)));
+            return Optional.of(view(conn, row.get(), stepLog.steps(conn, sagaId)));
           });
     } catch (SQLException e) {
       throw new JdbcException("reading saga " + sagaId + " failed", e);
@@ -188,16 +193,10 @@ public final class SagaQueries {
           dialect.consumerIsolation(),
           conn -> {
             SagaRow row =
-                store
-                    .lock(conn, sagaId)
+                rows.lock(conn, sagaId)
                     .orElseThrow(() -> new IllegalArgumentException("no saga " + sagaId));
-            if (row.status() != SagaStatus.STUCK) {
-              throw new IllegalStateException(
-                  "saga " + sagaId + " is " + row.status() + ", not STUCK");
-            }
             Instant now = clock.instant();
-            if (!store.update(
-                conn, row.with(SagaStatus.COMPENSATING, row.stepIndex(), 0).withWakeup(now), now)) {
+            if (!rows.update(conn, SagaMachine.retryStuck(row, now).next(), now)) {
               throw new IllegalStateException(
                   "saga " + sagaId + " changed while it was put back; read it again");
             }
@@ -205,6 +204,22 @@ public final class SagaQueries {
           });
     } catch (SQLException e) {
       throw new JdbcException("retrying saga " + sagaId + " failed", e);
+    }
+  }
+
+  /**
+   * How many saga steps the participant {@code participant} recorded in this database (a
+   * participant's, not the orchestrator's): one per (saga, step) it handled, whatever it answered.
+   */
+  public long participationCount(String participant) {
+    Objects.requireNonNull(participant, "participant");
+    try {
+      return Transactions.inTransaction(
+          dataSource,
+          dialect.consumerIsolation(),
+          conn -> new Participations(dialect).count(conn, participant));
+    } catch (SQLException e) {
+      throw new JdbcException("counting the participations of " + participant + " failed", e);
     }
   }
 
@@ -237,6 +252,6 @@ public final class SagaQueries {
         return steps.get(i).step();
       }
     }
-    return store.stepName(conn, r.id(), r.stepIndex()).orElse(Integer.toString(r.stepIndex()));
+    return stepLog.stepName(conn, r.id(), r.stepIndex()).orElse(Integer.toString(r.stepIndex()));
   }
 }

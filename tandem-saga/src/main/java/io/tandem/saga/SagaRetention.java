@@ -3,7 +3,7 @@ package io.tandem.saga;
 import io.tandem.jdbc.Dialect;
 import io.tandem.jdbc.JdbcException;
 import io.tandem.jdbc.Transactions;
-import io.tandem.saga.internal.SagaStore;
+import io.tandem.saga.internal.EndedSagas;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Clock;
@@ -33,7 +33,7 @@ public final class SagaRetention {
   public static final int DEFAULT_MAX_BATCHES = 100;
 
   private final DataSource dataSource;
-  private final SagaStore store;
+  private final EndedSagas store;
   private final Duration retention;
   private final Clock clock;
   private final int batchSize;
@@ -41,7 +41,7 @@ public final class SagaRetention {
 
   private SagaRetention(Builder b) {
     this.dataSource = b.dataSource;
-    this.store = new SagaStore(b.dialect != null ? b.dialect : Dialect.of(b.dataSource));
+    this.store = new EndedSagas(b.dialect != null ? b.dialect : Dialect.of(b.dataSource));
     this.retention = b.retention;
     this.clock = b.clock;
     this.batchSize = b.batchSize;
