@@ -121,7 +121,7 @@ public final class SagaQueries {
           conn -> {
             // started by now: a day ahead leaves room for the clocks of other orchestrators
             Instant startedBefore = clock.instant().plus(Duration.ofDays(1));
-            for (SagaRow r : store.list(conn, sagaType, null, startedBefore, Integer.MAX_VALUE)) {
+            for (SagaRow r : rows.list(conn, sagaType, null, startedBefore, Integer.MAX_VALUE)) {
               each.accept(view(conn, r, List.of()));
             }
             return null;
