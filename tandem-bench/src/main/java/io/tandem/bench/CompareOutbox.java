@@ -32,7 +32,7 @@ final class CompareOutbox implements CompareApproach {
     this.db = db;
     this.probe = probe;
     this.wiring = new CompareWiring(kafka, prefix);
-    SagaBenchSystem.createWritableTopic(kafka, wiring.topic("transfer"));
+    kafka.createTopic(wiring.topic("transfer"), SagaBenchSystem.PARTITIONS);
     InboxProcessor credit =
         InboxProcessor.builder()
             .dataSource(db.mariaPool)

@@ -38,7 +38,7 @@ final class CompareSaga implements CompareApproach {
     this.lanes = lanes;
     this.wiring = new CompareWiring(kafka, prefix);
     for (String topic : new String[] {"debit", "credit", "replies"}) {
-      SagaBenchSystem.createWritableTopic(kafka, wiring.topic(topic));
+      kafka.createTopic(wiring.topic(topic), SagaBenchSystem.PARTITIONS);
     }
     SagaParticipant debit =
         SagaParticipant.builder()

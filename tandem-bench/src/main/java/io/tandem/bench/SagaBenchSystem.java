@@ -3,7 +3,6 @@ package io.tandem.bench;
 import io.tandem.core.FaultInjector;
 import io.tandem.inbox.ConsumerRunner;
 import io.tandem.inbox.InboxProcessor;
-import io.tandem.kafka.KafkaClientProperties;
 import io.tandem.kafka.KafkaMessageSource;
 import io.tandem.kafka.KafkaTransport;
 import io.tandem.kafka.TopicRouter;
@@ -11,7 +10,6 @@ import io.tandem.outbox.OutboxRelay;
 import io.tandem.saga.SagaDefinition;
 import io.tandem.saga.SagaOrchestrator;
 import io.tandem.saga.SagaParticipant;
-import io.tandem.saga.SagaQueries;
 import io.tandem.saga.StepResult;
 import io.tandem.testkit.KafkaBroker;
 import io.tandem.testkit.PostgresServer;
@@ -20,7 +18,6 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -28,10 +25,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
  * The checkout saga of the saga benchmark, wired as a real deployment would be: the orchestrator
@@ -48,7 +41,7 @@ final class SagaBenchSystem implements AutoCloseable {
   static final String REPLIES = "checkout-replies";
   static final List<String> PARTICIPANTS = List.of("order", "payment", "inventory", "shipping");
   static final int SKUS = 1_000;
-  private static final int PARTITIONS = 4;
+  static final int PARTITIONS = 4;
 
   /** The saga data every command carries. */
   public record Checkout(
@@ -120,9 +113,9 @@ final class SagaBenchSystem implements AutoCloseable {
       throws SQLException {
     KafkaBroker kafka = KafkaBroker.external(bootstrap, kafkaClient);
     for (String participant : PARTICIPANTS) {
-      createWritableTopic(kafka, prefix + participant);
+      kafka.createTopic(prefix + participant, PARTITIONS);
     }
-    createWritableTopic(kafka, prefix + REPLIES);
+    kafka.createTopic(prefix + REPLIES, PARTITIONS);
 
     // relay: worker, two publishers, listener, leases; consumer: one connection per lane
     int base = lanes + 6 + extraConnections;
@@ -364,37 +357,6 @@ final class SagaBenchSystem implements AutoCloseable {
   }
 
   /**
-   * Creates a topic and waits until its partitions' leaders answer: an idempotent producer whose
-   * first batch meets a leader that is not ready yet was seen to retry until its delivery timeout.
-   */
-  static void createWritableTopic(KafkaBroker kafka, String topic) {
-    kafka.createTopic(topic, PARTITIONS);
-    try (KafkaConsumer<byte[], byte[]> consumer =
-        new KafkaConsumer<>(
-            KafkaClientProperties.consumer(
-                kafka.clientProperties(),
-                Map.of(
-                    ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers(),
-                    ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class,
-                    ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG,
-                        ByteArrayDeserializer.class)))) {
-      List<TopicPartition> partitions = new ArrayList<>();
-      for (int p = 0; p < PARTITIONS; p++) {
-        partitions.add(new TopicPartition(topic, p));
-      }
-      consumer.endOffsets(partitions, Duration.ofSeconds(30));
-    }
-  }
-
-  /**
-   * {@link #createWritableTopic(KafkaBroker, String)} on the cluster at {@code bootstrap}, reached
-   * with client settings {@code kafkaClient}.
-   */
-  static void createWritableTopic(String bootstrap, Map<String, String> kafkaClient, String topic) {
-    createWritableTopic(KafkaBroker.external(bootstrap, kafkaClient), topic);
-  }
-
-  /**
    * Checks that every participant applied each of {@code sagas} sagas exactly once: one
    * participation record per saga and participant, one business row per saga where the step inserts
    * one.
@@ -402,32 +364,7 @@ final class SagaBenchSystem implements AutoCloseable {
    * @throws IllegalStateException naming the first count that differs
    */
   void verify(long sagas) throws SQLException {
-    for (int i = 0; i < PARTICIPANTS.size(); i++) {
-      BenchDatabase db = databases.get(i + 1);
-      String participant = PARTICIPANTS.get(i);
-      long recorded = SagaQueries.of(db.pool).participationCount(participant);
-      if (recorded != sagas) {
-        throw new IllegalStateException(
-            participant
-                + " recorded "
-                + recorded
-                + " steps after "
-                + sagas
-                + " sagas: invalid run");
-      }
-    }
-    check(databases.get(1), "bench_order", "bench_order", sagas);
-    check(databases.get(2), "bench_payment", "bench_payment", sagas);
-    check(databases.get(4), "bench_shipment", "bench_shipment", sagas);
-  }
-
-  private static void check(BenchDatabase db, String what, String table, long expected)
-      throws SQLException {
-    long rows = db.count("SELECT count(*) FROM " + table);
-    if (rows != expected) {
-      throw new IllegalStateException(
-          what + " has " + rows + " rows after " + expected + " sagas: the run is invalid");
-    }
+    SagaBenchVerification.verify(databases, sagas);
   }
 
   /** Transactions the five consumers committed (messages applied or recognised as duplicates). */

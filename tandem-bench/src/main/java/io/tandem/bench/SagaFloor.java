@@ -2,6 +2,7 @@ package io.tandem.bench;
 
 import io.tandem.kafka.KafkaClientProperties;
 import io.tandem.kafka.KafkaTransport;
+import io.tandem.testkit.KafkaBroker;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -113,7 +114,8 @@ final class SagaFloor implements AutoCloseable {
                 "CREATE TABLE bench_floor_step (saga bigint NOT NULL, hop integer NOT NULL,"
                     + " payload text NOT NULL, PRIMARY KEY (saga, hop))");
         topics[node] = topicPrefix + "floor-" + node;
-        SagaBenchSystem.createWritableTopic(bootstrap, kafkaClient, topics[node]);
+        KafkaBroker.external(bootstrap, kafkaClient)
+            .createTopic(topics[node], SagaBenchSystem.PARTITIONS);
       }
       for (int node = 0; node < NODES; node++) {
         startNode(node, bootstrap, topicPrefix, lanes);

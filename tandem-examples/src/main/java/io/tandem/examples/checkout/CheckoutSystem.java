@@ -4,13 +4,11 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.tandem.jdbc.Migrations;
-import io.tandem.kafka.KafkaClientProperties;
 import io.tandem.saga.SagaOrchestrator;
 import io.tandem.saga.SagaQueries;
 import io.tandem.saga.SagaStatus;
 import io.tandem.testkit.DatabaseServer;
 import io.tandem.testkit.IsolatedDatabase;
-import io.tandem.testkit.KafkaBroker;
 import io.tandem.testkit.MariaDbServer;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -22,10 +20,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import javax.sql.DataSource;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
  * The checkout reference system, started in one call: four services and the orchestrator, each with
@@ -110,7 +104,7 @@ public final class CheckoutSystem implements AutoCloseable {
     inventory.createSchema();
     shipping.createSchema();
     for (String topic : topology.topics()) {
-      createWritableTopic(b.kafka, topic);
+      b.kafka.createTopic(topic, 3);
     }
     Duration postgresPoll = b.pollInterval;
     // MariaDB has no LISTEN/NOTIFY: its relay finds new rows by polling only.
@@ -228,29 +222,6 @@ public final class CheckoutSystem implements AutoCloseable {
     HikariDataSource pool = new HikariDataSource(config);
     resources.push(pool);
     return pool;
-  }
-
-  /**
-   * Creates a topic and waits until its partitions' leaders answer: an idempotent producer whose
-   * first batch meets a leader that is not ready yet was seen to retry until its delivery timeout.
-   */
-  private static void createWritableTopic(KafkaBroker kafka, String topic) {
-    kafka.createTopic(topic, 3);
-    try (KafkaConsumer<byte[], byte[]> consumer =
-        new KafkaConsumer<>(
-            KafkaClientProperties.consumer(
-                kafka.clientProperties(),
-                Map.of(
-                    ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers(),
-                    ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class,
-                    ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG,
-                        ByteArrayDeserializer.class)))) {
-      List<TopicPartition> partitions = new ArrayList<>();
-      for (int p = 0; p < 3; p++) {
-        partitions.add(new TopicPartition(topic, p));
-      }
-      consumer.endOffsets(partitions, Duration.ofSeconds(30));
-    }
   }
 
   /** Starts a checkout saga; returns its id. */
