@@ -11,20 +11,27 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * {@code tandem bench relay --mode cdc}: the CDC relay (Debezium on PostgreSQL's WAL) against the
  * polling relay on the same work in the same run, each on a fresh database of one server: the same
  * events committed 1,000 per transaction, timed from the first commit until every row is marked
  * published; then the same steady load of single-event commits and its commit-to-published p50/p99
- * from the rows' own timestamps. Both relays publish to the same Kafka with the same transport
- * settings, run in this JVM, and mark rows published after the broker's ack.
+ * from the rows' own timestamps, at 1,000 events/s offered. Last, the writers' cost: {@value
+ * #WRITERS} service writers (business row + outbox row per commit, as fast as they can) alone, then
+ * beside each relay, each run on a fresh database; {@code polling_writer_ratio} and {@code
+ * cdc_writer_ratio} are their commits/s beside the relay over alone. Both relays publish to the
+ * same Kafka with the same transport settings, run in this JVM, and mark rows published after the
+ * broker's ack.
  */
 public final class CdcRelayBenchmark {
   private static final int AGGREGATES = 1_000;
   private static final int CHUNK = 1_000;
-  private static final int STEADY_RATE = 500;
+  private static final int STEADY_RATE = 1_000;
+  private static final int WRITERS = 4;
 
   private final int events;
   private final Duration steadyWindow;
@@ -69,6 +76,9 @@ public final class CdcRelayBenchmark {
       say("PostgreSQL: %s; Kafka: %s", servers.database, servers.bootstrapServers());
       double[] polling = measure(servers, false);
       double[] cdc = measure(servers, true);
+      double alone = writers(servers, "alone");
+      double besidePolling = writers(servers, "polling");
+      double besideCdc = writers(servers, "cdc");
       Map<String, Object> f = new LinkedHashMap<>();
       f.put("events", events);
       f.put("polling_per_s", Math.round(polling[0]));
@@ -79,6 +89,9 @@ public final class CdcRelayBenchmark {
       f.put("polling_p99_ms", format(polling[2], 1));
       f.put("cdc_p50_ms", format(cdc[1], 1));
       f.put("cdc_p99_ms", format(cdc[2], 1));
+      f.put("writers_alone_per_s", Math.round(alone));
+      f.put("polling_writer_ratio", format(besidePolling / alone, 3));
+      f.put("cdc_writer_ratio", format(besideCdc / alone, 3));
       f.put("database", "\"" + servers.database + "\"");
       return new Report(f);
     }
@@ -96,7 +109,7 @@ public final class CdcRelayBenchmark {
                 .source("/tandem/bench")
                 .topicRouter(TopicRouter.fixed(topic))
                 .build()) {
-      AutoCloseable relay = cdc ? startCdc(db, kafka) : startPolling(db, kafka);
+      AutoCloseable relay = cdc ? startCdc(db, kafka, "") : startPolling(db, kafka);
       try {
         long start = System.nanoTime();
         for (long from = 0; from < events; from += CHUNK) {
@@ -129,8 +142,52 @@ public final class CdcRelayBenchmark {
     return relay::close;
   }
 
-  private AutoCloseable startCdc(BenchDatabase db, Transport kafka) throws Exception {
-    String slot = "bench_cdc_" + run;
+  /**
+   * {@value #WRITERS} writers as fast as they can for the steady window on a fresh database: {@code
+   * beside} "alone", or beside the "polling" or "cdc" relay publishing what they commit.
+   *
+   * @return the writers' commits/s
+   */
+  private double writers(BenchServers servers, String beside) throws Exception {
+    String topic = "bench." + run + ".writers-" + beside;
+    servers.kafka.createTopic(topic, 6);
+    try (BenchDatabase db = new BenchDatabase(servers.postgres, "bench_w_" + beside, WRITERS + 4);
+        Transport kafka =
+            KafkaTransport.builder()
+                .bootstrapServers(servers.bootstrapServers())
+                .clientProperties(kafkaClient)
+                .source("/tandem/bench")
+                .topicRouter(TopicRouter.fixed(topic))
+                .build()) {
+      db.execute(OrderWriters.TABLE);
+      AutoCloseable relay =
+          switch (beside) {
+            case "polling" -> startPolling(db, kafka);
+            case "cdc" -> startCdc(db, kafka, "_w");
+            default -> () -> {};
+          };
+      try {
+        AtomicLong committed = new AtomicLong();
+        OrderWriters.run(
+            db.pool, WRITERS, steadyWindow, new ConcurrentHashMap<>(), committed, 0, "", null);
+        double perSec = committed.get() / (steadyWindow.toNanos() / 1e9);
+        long unpublished = db.pending(); // beside a relay: what it had not published yet
+        say(
+            "writers %s: %,.0f commits/s (%,d committed, %,d not yet published at the end)",
+            beside.equals("alone") ? "alone" : "beside the " + beside + " relay",
+            perSec,
+            committed.get(),
+            unpublished);
+        return perSec;
+      } finally {
+        relay.close();
+      }
+    }
+  }
+
+  private AutoCloseable startCdc(BenchDatabase db, Transport kafka, String slotSuffix)
+      throws Exception {
+    String slot = "bench_cdc_" + run + slotSuffix;
     CdcRelay relay =
         CdcRelay.builder()
             .jdbcUrl(db.database.jdbcUrl())
