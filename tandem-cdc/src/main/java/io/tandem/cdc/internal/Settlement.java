@@ -45,7 +45,22 @@ public final class Settlement {
     List<Long> acknowledged = result.acknowledged().stream().map(i -> i.rowId()).toList();
     if (!acknowledged.isEmpty()) {
       try {
-        store.markPublished(relayId, acknowledged);
+        int marked =
+            VisibleMarks.markAll(
+                () -> store.markPublished(relayId, acknowledged),
+                acknowledged.size(),
+                Thread::sleep);
+        if (marked < acknowledged.size()) {
+          // Marked by someone else (the drain) or still not visible: the drain looks at these
+          // aggregates again and publishes (then marks) whatever is still pending.
+          result.acknowledged().forEach(i -> held.hold(i.aggregate()));
+          log.info(
+              "CDC relay {}: {} of {} acknowledged rows were not marked by this relay; the drain"
+                  + " checks their aggregates",
+              relayId,
+              acknowledged.size() - marked,
+              acknowledged.size());
+        }
       } catch (JdbcException e) {
         // Published but not marked: the drain publishes them again and marks them.
         Set<Aggregate> aggregates = new HashSet<>();
