@@ -138,9 +138,24 @@ class CdcMariaDbCommandTest {
                   .contains("relay                  cli-cdc-maria")
                   .contains("status                 ok");
             });
-    Cli json =
-        Cli.run("cdc", "status", "--jdbc-url", db.jdbcUrl(), "--slot", "cli_maria", "--json");
-    JsonNode status = new ObjectMapper().readTree(json.out());
+    // last_published_at is the relay's beat's record of its last publish: wait for that beat
+    JsonNode status =
+        await()
+            .atMost(Duration.ofSeconds(30))
+            .until(
+                () ->
+                    new ObjectMapper()
+                        .readTree(
+                            Cli.run(
+                                    "cdc",
+                                    "status",
+                                    "--jdbc-url",
+                                    db.jdbcUrl(),
+                                    "--slot",
+                                    "cli_maria",
+                                    "--json")
+                                .out()),
+                node -> !node.get("last_published_at").isNull());
     assertThat(status.get("database").asText()).isEqualTo("mariadb");
     assertThat(status.get("slot_exists").asBoolean()).isTrue();
     assertThat(status.get("streaming").asBoolean()).isTrue();
