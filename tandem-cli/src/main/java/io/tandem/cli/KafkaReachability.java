@@ -25,7 +25,7 @@ final class KafkaReachability {
    * @throws TandemException saying what failed and what to try, never a setting's value
    */
   static void check(String bootstrapServers, Map<String, String> settings, Duration timeout) {
-    check(bootstrapServers, settings, timeout, "--publish-timeout");
+    check(bootstrapServers, settings, timeout, "--startup-timeout");
   }
 
   /**

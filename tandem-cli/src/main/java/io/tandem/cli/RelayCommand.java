@@ -118,6 +118,15 @@ final class RelayCommand implements Callable<Integer> {
   Duration publishTimeout;
 
   @Option(
+      names = "--startup-timeout",
+      defaultValue = "30s",
+      converter = DurationConverter.class,
+      description =
+          "How long the broker has to answer the check before the relay starts; a cold JVM on a"
+              + " busy machine needs seconds for its first connection (default: ${DEFAULT-VALUE}).")
+  Duration startupTimeout;
+
+  @Option(
       names = "--poll-interval",
       defaultValue = OutboxRelay.DEFAULT_POLL_INTERVAL_MILLIS + "ms",
       converter = DurationConverter.class,
@@ -181,7 +190,7 @@ final class RelayCommand implements Callable<Integer> {
     HttpEndpoint endpoint = httpPort < 0 ? null : httpEndpoint(System.getenv());
     CountDownLatch stopped = new CountDownLatch(1);
     try (HikariDataSource ds = database.pool("tandem-relay", 4);
-        Transport broker = transport.build(publishTimeout)) {
+        Transport broker = transport.build(startupTimeout)) {
       if (migrate) {
         Migrations.migrate(ds);
       }
@@ -247,11 +256,12 @@ final class RelayCommand implements Callable<Integer> {
 
   /** {@code --mode cdc}: the CDC relay, with the same endpoint and outbox metrics. */
   private Integer runCdc() throws Exception {
+    checkStartupTimeout();
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     HttpEndpoint endpoint = httpPort < 0 ? null : httpEndpoint(System.getenv());
     CountDownLatch stopped = new CountDownLatch(1);
     try (HikariDataSource ds = database.pool("tandem-cdc", 3);
-        Transport broker = transport.build(publishTimeout)) {
+        Transport broker = transport.build(startupTimeout)) {
       boolean mariaDb = database.jdbcUrl.startsWith("jdbc:mariadb:");
       if (!mariaDb && !database.jdbcUrl.startsWith("jdbc:postgresql:")) {
         int colon = database.jdbcUrl.indexOf(':', 5);
@@ -390,6 +400,7 @@ final class RelayCommand implements Callable<Integer> {
    *     between 0 and 1 s, was PT2S}
    */
   OutboxRelay.Builder checkedSettings() {
+    checkStartupTimeout();
     OutboxRelay.Builder builder =
         OutboxRelay.builder()
             .batchSize(batchSize)
@@ -405,6 +416,13 @@ final class RelayCommand implements Callable<Integer> {
       return builder.checkSettings();
     } catch (IllegalArgumentException e) {
       throw CliText.withOptionNames(e, OPTION_NAMES);
+    }
+  }
+
+  private void checkStartupTimeout() {
+    if (startupTimeout.isNegative() || startupTimeout.isZero()) {
+      throw new IllegalArgumentException(
+          "--startup-timeout must be positive, was " + startupTimeout);
     }
   }
 

@@ -80,9 +80,19 @@ class RelayClusterTest {
     for (int i = 1; i <= 3; i++) {
       relays.add(RelayProcess.start("relay-" + i, db.jdbcUrl(), kafka, prefix));
     }
-    await()
-        .atMost(Duration.ofSeconds(60))
-        .until(() -> ops.status().instances().size() == 3 && ops.status().unowned().isEmpty());
+    try {
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .until(() -> ops.status().instances().size() == 3 && ops.status().unowned().isEmpty());
+    } catch (org.awaitility.core.ConditionTimeoutException e) {
+      StringBuilder why = new StringBuilder("the three relays did not share the partitions: ");
+      why.append(ops.status());
+      for (RelayProcess r : relays) {
+        why.append("\n--- ").append(r.relayId).append(" alive=").append(r.process.isAlive());
+        why.append('\n').append(r.output());
+      }
+      throw new AssertionError(why.toString(), e);
+    }
     await().atMost(Duration.ofSeconds(10)).until(() -> relays.get(0).httpPort() > 0);
     var health = relays.get(0).get("/health");
     assertThat(health.statusCode()).isEqualTo(200);

@@ -126,7 +126,7 @@ class SecuredKafkaRelayTest {
                         kafka.tlsBootstrapServers(),
                         "--http-port",
                         "-1",
-                        "--publish-timeout",
+                        "--startup-timeout",
                         "3s")),
             "plaintext-relay-under-test");
     relay.start();
@@ -140,7 +140,7 @@ class SecuredKafkaRelayTest {
     Cli run = result.get();
     assertThat(run.status()).isEqualTo(2);
     assertThat(run.err())
-        .contains("did not answer within 3000 ms")
+        .contains("did not answer within 3000 ms (--startup-timeout)")
         .contains("security.protocol=PLAINTEXT")
         .contains("TLS or SASL")
         .contains("--kafka-config");
