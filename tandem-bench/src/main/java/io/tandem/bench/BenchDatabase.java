@@ -15,6 +15,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.UUID;
 
 /**
  * A fresh, migrated database for one benchmark phase, with a connection pool. Backlogs of up to a
@@ -75,8 +76,10 @@ final class BenchDatabase implements AutoCloseable {
   /**
    * Commits row {@code n} of the bulk sequence alone, through {@link Outbox#append}: the same event
    * as {@link #insertRange} would insert, for a paced load of single-event commits.
+   *
+   * @return the committed event's id
    */
-  void append(long n, int aggregates) {
+  UUID append(long n, int aggregates) {
     String account = "acc-" + (n % aggregates);
     Event event =
         Event.builder()
@@ -96,6 +99,7 @@ final class BenchDatabase implements AutoCloseable {
           OUTBOX.append(c, event);
           return null;
         });
+    return event.eventId();
   }
 
   void execute(String sql) throws SQLException {

@@ -19,13 +19,16 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@code tandem bench relay --mode cdc}: the CDC relay (Debezium on PostgreSQL's WAL) against the
  * polling relay on the same work in the same run, each on a fresh database of one server: the same
  * events committed 1,000 per transaction, timed from the first commit until every row is marked
- * published; then the same steady load of single-event commits and its commit-to-published p50/p99
- * from the rows' own timestamps, at 1,000 events/s offered. Last, the writers' cost: {@value
- * #WRITERS} service writers (business row + outbox row per commit, as fast as they can) alone, then
- * beside each relay, each run on a fresh database; {@code polling_writer_ratio} and {@code
- * cdc_writer_ratio} are their commits/s beside the relay over alone. Both relays publish to the
- * same Kafka with the same transport settings, run in this JVM, and mark rows published after the
- * broker's ack.
+ * published; then the same steady load of single-event commits at 1,000 events/s offered, with its
+ * commit-to-ack p50/p99 ({@code *_p50_ms}, {@code *_p99_ms}: from the writer's clock after its
+ * commit returned to the broker's acknowledgement, seen by a {@link TimingTransport} around each
+ * relay's transport, as {@code bench relay} measures the polling relay) and its commit-to-published
+ * p50/p99 from the rows' own timestamps ({@code *_marked_p50_ms}, {@code *_marked_p99_ms}: when the
+ * relay marked the row, after the ack). Last, the writers' cost: {@value #WRITERS} service writers
+ * (business row + outbox row per commit, as fast as they can) alone, then beside each relay, each
+ * run on a fresh database; {@code polling_writer_ratio} and {@code cdc_writer_ratio} are their
+ * commits/s beside the relay over alone. Both relays publish to the same Kafka with the same
+ * transport settings, run in this JVM, and mark rows published after the broker's ack.
  */
 public final class CdcRelayBenchmark {
   private static final int AGGREGATES = 1_000;
@@ -89,6 +92,10 @@ public final class CdcRelayBenchmark {
       f.put("polling_p99_ms", format(polling[2], 1));
       f.put("cdc_p50_ms", format(cdc[1], 1));
       f.put("cdc_p99_ms", format(cdc[2], 1));
+      f.put("polling_marked_p50_ms", format(polling[3], 1));
+      f.put("polling_marked_p99_ms", format(polling[4], 1));
+      f.put("cdc_marked_p50_ms", format(cdc[3], 1));
+      f.put("cdc_marked_p99_ms", format(cdc[4], 1));
       f.put("writers_alone_per_s", Math.round(alone));
       f.put("polling_writer_ratio", format(besidePolling / alone, 3));
       f.put("cdc_writer_ratio", format(besideCdc / alone, 3));
@@ -102,13 +109,14 @@ public final class CdcRelayBenchmark {
     String topic = "bench." + run + "." + name;
     servers.kafka.createTopic(topic, 6);
     try (BenchDatabase db = new BenchDatabase(servers.postgres, "bench_" + name, 4);
-        Transport kafka =
-            KafkaTransport.builder()
-                .bootstrapServers(servers.bootstrapServers())
-                .clientProperties(kafkaClient)
-                .source("/tandem/bench")
-                .topicRouter(TopicRouter.fixed(topic))
-                .build()) {
+        TimingTransport kafka =
+            new TimingTransport(
+                KafkaTransport.builder()
+                    .bootstrapServers(servers.bootstrapServers())
+                    .clientProperties(kafkaClient)
+                    .source("/tandem/bench")
+                    .topicRouter(TopicRouter.fixed(topic))
+                    .build())) {
       AutoCloseable relay = cdc ? startCdc(db, kafka, "") : startPolling(db, kafka);
       try {
         long start = System.nanoTime();
@@ -124,11 +132,12 @@ public final class CdcRelayBenchmark {
         }
         double perSec = events / ((System.nanoTime() - start) / 1e9);
         double[] latency =
-            SteadyLoad.latencyMillis(db, events, STEADY_RATE, steadyWindow, AGGREGATES);
+            SteadyLoad.latencyMillis(db, events, STEADY_RATE, steadyWindow, AGGREGATES, kafka);
         say(
-            "%s relay: %,.0f events/s; at %d events/s p50 %.1f ms, p99 %.1f ms",
-            name, perSec, STEADY_RATE, latency[0], latency[1]);
-        return new double[] {perSec, latency[0], latency[1]};
+            "%s relay: %,.0f events/s; at %d events/s commit-to-ack p50 %.1f ms, p99 %.1f ms;"
+                + " commit-to-marked-published p50 %.1f ms, p99 %.1f ms",
+            name, perSec, STEADY_RATE, latency[0], latency[1], latency[2], latency[3]);
+        return new double[] {perSec, latency[0], latency[1], latency[2], latency[3]};
       } finally {
         relay.close();
       }
