@@ -17,6 +17,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 
 /**
@@ -26,6 +27,9 @@ import javax.sql.DataSource;
  * orchestrator process takes over. The checker reads the sagas' states and the services' databases.
  */
 final class SagaDrill {
+  /** Sagas running at once, as a service whose callers wait for their checkouts. */
+  static final int IN_FLIGHT = 64;
+
   private final DrillEnvironment env;
   private final DrillSettings settings;
 
@@ -56,17 +60,37 @@ final class SagaDrill {
         CheckoutDemoSettings mix =
             new CheckoutDemoSettings(
                 sagas, 1, 0.1, 0.1, 0.2, null, null, null, false, settings.timeout(), 7);
+        Boolean fired = null;
+        long faultAt = 0;
+        int started = 0;
+        long endedSeen = 0; // read again only when the last reading leaves no slot free
         for (CheckoutDemo.Planned planned : CheckoutDemo.plan(mix)) {
+          // a service's callers wait for their checkouts: at most IN_FLIGHT sagas run at once (all
+          // of them at once would be a burst test — 10,000 sagas against a 5 s step timeout)
+          // (without protection nothing ends after the kill: the rest go at once; a slot that
+          // does not free within the drill's timeout stops the pacing, the verdict counts)
+          long slotDeadline = System.nanoTime() + settings.timeout().toNanos();
+          while (started - endedSeen >= IN_FLIGHT
+              && started - (endedSeen = ended(system.statusCounts())) >= IN_FLIGHT
+              && (fired == null || second != null)
+              && System.nanoTime() < slotDeadline) {
+            if (fired == null && !first.isAlive()) {
+              fired = killed(first, killAt, detail);
+              faultAt = System.nanoTime();
+              detail.add(
+                  "sagas ended when it died: " + ended(system.statusCounts()) + " of " + sagas);
+              second = takeOver(system, dir);
+            }
+            TimeUnit.MILLISECONDS.sleep(20);
+          }
           system.checkout(planned.checkout());
+          started++;
         }
-        boolean fired =
-            Faults.diedAtItsFault(
-                first, "orchestrator killed (SIGKILL) after its transition " + killAt, detail);
-        long faultAt = System.nanoTime();
-        detail.add("sagas ended when it died: " + ended(system.statusCounts()) + " of " + sagas);
-        if (settings.protection()) {
-          second = orchestrator(system, dir, "orchestrator-2", null);
-          second.awaitOutput(OrchestratorMain.READY, Scenario.START);
+        if (fired == null) {
+          fired = killed(first, killAt, detail);
+          faultAt = System.nanoTime();
+          detail.add("sagas ended when it died: " + ended(system.statusCounts()) + " of " + sagas);
+          second = takeOver(system, dir);
         }
         Duration wait = settings.protection() ? settings.timeout() : Duration.ofSeconds(15);
         boolean settled =
@@ -161,6 +185,22 @@ final class SagaDrill {
     }
     system.inventory().addProduct(CheckoutDemo.SOLD_OUT, 0);
     return system;
+  }
+
+  private static boolean killed(JvmProcess first, int killAt, List<String> detail)
+      throws InterruptedException {
+    return Faults.diedAtItsFault(
+        first, "orchestrator killed (SIGKILL) after its transition " + killAt, detail);
+  }
+
+  /** The second orchestrator, with protection on; none without. */
+  private JvmProcess takeOver(CheckoutSystem system, Path dir) throws Exception {
+    if (!settings.protection()) {
+      return null;
+    }
+    JvmProcess second = orchestrator(system, dir, "orchestrator-2", null);
+    second.awaitOutput(OrchestratorMain.READY, Scenario.START);
+    return second;
   }
 
   static long ended(Map<SagaStatus, Long> counts) {
