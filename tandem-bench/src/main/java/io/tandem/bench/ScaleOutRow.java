@@ -2,6 +2,7 @@ package io.tandem.bench;
 
 import io.tandem.testkit.JvmProcess;
 import io.tandem.testkit.KafkaBrokerProcess;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -21,6 +22,12 @@ interface ScaleOutRow {
 
   /** How long the drain took, in ms. */
   double drainMs();
+
+  /** Median latency at the steady rate, in ms. */
+  double p50Ms();
+
+  /** 99th percentile latency at the steady rate, in ms. */
+  double p99Ms();
 
   /** CPU ms during the drain, laid out as this interface says. */
   long[] cpuMs();
@@ -71,13 +78,25 @@ interface ScaleOutRow {
     return machineCpu() / (drainMs() * cores);
   }
 
-  /** Puts the CPU figures: {@code cpu_ms_<instancesName>}, then the other processes'. */
-  default void putCpu(Map<String, Object> f, String instancesName) {
+  /**
+   * The figures every scale-out row reports, in order: instances, throughput and drain, then {@code
+   * own} (the benchmark's), then latency and CPU ({@code cpu_ms_<instancesName>}, then the other
+   * processes').
+   */
+  default Map<String, Object> figures(Map<String, Object> own, String instancesName) {
+    Map<String, Object> f = new LinkedHashMap<>();
+    f.put("instances", instances());
+    f.put("per_s", Math.round(perSec()));
+    f.put("drain_ms", Math.round(drainMs()));
+    f.putAll(own);
+    f.put("p50_ms", String.format(Locale.ROOT, "%.1f", p50Ms()));
+    f.put("p99_ms", String.format(Locale.ROOT, "%.1f", p99Ms()));
     f.put("cpu_ms_" + instancesName, "\"" + instancesCpu() + "\"");
     f.put("cpu_ms_postgres", postgresCpu());
     f.put("cpu_ms_kafka", kafkaCpu());
     f.put("cpu_ms_bench", benchCpu());
     f.put("cpu_ms_machine", machineCpu());
+    return f;
   }
 
   /** Throughput of {@code row} over that of the first count measured. */
