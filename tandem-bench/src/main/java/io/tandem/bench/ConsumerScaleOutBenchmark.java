@@ -121,12 +121,12 @@ public final class ConsumerScaleOutBenchmark {
           c.awaitOutput(ConsumerInstanceMain.READY, Duration.ofSeconds(60));
         }
         long backend = db.count("SELECT pg_backend_pid()");
-        long[] before = cpu(consumers, backend, servers);
+        long[] before = ScaleOutRow.sampleCpu(consumers, backend, servers.kafkaProcess);
         long start = System.nanoTime();
         Files.createFile(gate); // the consumers join their group and drain the topic
         awaitEffects(db, events, n + " consumer(s)");
         long drainNanos = System.nanoTime() - start;
-        long[] after = cpu(consumers, backend, servers);
+        long[] after = ScaleOutRow.sampleCpu(consumers, backend, servers.kafkaProcess);
         double spanMs =
             db.count(
                 "SELECT round(extract(epoch FROM max(applied_at) - min(applied_at)) * 1000)"
@@ -151,10 +151,6 @@ public final class ConsumerScaleOutBenchmark {
         say(
             "%d consumer(s) at %d events/s: p50 %.1f ms, p99 %.1f ms",
             n, STEADY_RATE, latency.at(0.50), latency.at(0.99));
-        long[] cpuMs = new long[after.length];
-        for (int i = 0; i < after.length; i++) {
-          cpuMs[i] = after[i] - before[i];
-        }
         return new ConsumerScaleOutReport.Row(
             n,
             perSec,
@@ -164,7 +160,7 @@ public final class ConsumerScaleOutBenchmark {
             applied,
             latency.at(0.50),
             latency.at(0.99),
-            cpuMs);
+            ScaleOutRow.cpuBetween(before, after));
       } finally {
         for (JvmProcess c : consumers) {
           c.close();
@@ -251,20 +247,6 @@ public final class ConsumerScaleOutBenchmark {
           "the consumers measured " + millis.size() + " of the " + expected + " steady events");
     }
     return new Percentiles(millis);
-  }
-
-  /** Consumers (one each), PostgreSQL, Kafka broker, this JVM, machine busy: CPU ms so far. */
-  private static long[] cpu(List<JvmProcess> consumers, long backendPid, BenchServers servers) {
-    long[] out = new long[consumers.size() + 4];
-    for (int i = 0; i < consumers.size(); i++) {
-      out[i] = ProcessCpu.millis(consumers.get(i).pid());
-    }
-    out[consumers.size()] = ProcessCpu.postgresServerMillis(backendPid);
-    out[consumers.size() + 1] =
-        servers.kafkaProcess == null ? 0 : ProcessCpu.millis(servers.kafkaProcess.pid());
-    out[consumers.size() + 2] = ProcessCpu.millis(ProcessHandle.current().pid());
-    out[consumers.size() + 3] = ProcessCpu.machineBusyMillis();
-    return out;
   }
 
   private void say(String format, Object... args) {

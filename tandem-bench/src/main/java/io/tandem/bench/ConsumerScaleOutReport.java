@@ -35,53 +35,30 @@ public record ConsumerScaleOutReport(
       String appliedPerConsumer,
       double p50Ms,
       double p99Ms,
-      long[] cpuMs) {
+      long[] cpuMs)
+      implements ScaleOutRow {
 
-    Map<String, Object> figures() {
-      Map<String, Object> f = new LinkedHashMap<>();
-      f.put("instances", instances);
-      f.put("per_s", Math.round(perSec));
-      f.put("drain_ms", Math.round(drainMs));
-      f.put("publish_ms", Math.round(publishMs));
-      f.put("partitions_per_consumer", "\"" + partitionsPerConsumer + "\"");
-      f.put("applied_per_consumer", "\"" + appliedPerConsumer + "\"");
-      f.put("p50_ms", String.format(Locale.ROOT, "%.1f", p50Ms));
-      f.put("p99_ms", String.format(Locale.ROOT, "%.1f", p99Ms));
-      f.put("cpu_ms_consumers", "\"" + consumersCpu() + "\"");
-      f.put("cpu_ms_postgres", cpuMs[instances]);
-      f.put("cpu_ms_kafka", cpuMs[instances + 1]);
-      f.put("cpu_ms_bench", cpuMs[instances + 2]);
-      f.put("cpu_ms_machine", cpuMs[instances + 3]);
+    /** The row's figures for the JSON report, in order. */
+    @Override
+    public Map<String, Object> figures() {
+      Map<String, Object> own = new LinkedHashMap<>();
+      own.put("publish_ms", Math.round(publishMs));
+      own.put("partitions_per_consumer", "\"" + partitionsPerConsumer + "\"");
+      own.put("applied_per_consumer", "\"" + appliedPerConsumer + "\"");
+      Map<String, Object> f = figures(own, "consumers");
       f.put("cpu_ms_other", otherCpu());
       return f;
-    }
-
-    /** The machine's busy CPU that none of the measured processes used (other work on it). */
-    long otherCpu() {
-      long ours = 0;
-      for (int i = 0; i < instances + 3; i++) {
-        ours += cpuMs[i];
-      }
-      return Math.max(0, cpuMs[instances + 3] - ours);
-    }
-
-    String consumersCpu() {
-      StringBuilder sb = new StringBuilder();
-      for (int i = 0; i < instances; i++) {
-        sb.append(i == 0 ? "" : "/").append(cpuMs[i]);
-      }
-      return sb.toString();
     }
   }
 
   /** Throughput of a count over that of the first count measured. */
   double speedup(Row row) {
-    return row.perSec() / rows.get(0).perSec();
+    return ScaleOutRow.speedup(rows, row);
   }
 
   /** The machine's busy share during a drain: busy CPU ms / (drain ms × cores). */
   double machineBusy(Row row) {
-    return row.cpuMs()[row.instances() + 3] / (row.drainMs() * cores);
+    return row.machineBusy(cores);
   }
 
   public String toJson() {
@@ -89,14 +66,8 @@ public record ConsumerScaleOutReport(
     sb.append(", \"steady_rate_per_s\": ").append(steadyRate);
     sb.append(", \"lanes_per_consumer\": ").append(lanes);
     sb.append(", \"cores\": ").append(cores);
-    sb.append(", \"database\": \"").append(database).append("\", \"rows\": [");
-    for (int i = 0; i < rows.size(); i++) {
-      Map<String, Object> f = rows.get(i).figures();
-      f.put("speedup", String.format(Locale.ROOT, "%.2f", speedup(rows.get(i))));
-      f.put("machine_busy", String.format(Locale.ROOT, "%.2f", machineBusy(rows.get(i))));
-      sb.append(i == 0 ? "" : ", ").append(BenchOutput.json(f));
-    }
-    return sb.append("]}").toString();
+    sb.append(", \"database\": \"").append(database).append("\"");
+    return ScaleOutRow.json(sb, rows, cores);
   }
 
   public String toTable() {
@@ -131,10 +102,10 @@ public record ConsumerScaleOutReport(
               r.appliedPerConsumer(),
               r.p50Ms(),
               r.p99Ms(),
-              r.consumersCpu(),
-              r.cpuMs()[r.instances()],
-              r.cpuMs()[r.instances() + 1],
-              r.cpuMs()[r.instances() + 2],
+              r.instancesCpu(),
+              r.postgresCpu(),
+              r.kafkaCpu(),
+              r.benchCpu(),
               r.otherCpu(),
               100 * machineBusy(r)));
     }

@@ -116,7 +116,7 @@ public final class RelayScaleOutBenchmark {
         say("%d relay(s) share the partitions: %s", n, leases);
         long backend = backendPid(db);
 
-        long[] before = cpu(relays, backend, kafkaProcess);
+        long[] before = ScaleOutRow.sampleCpu(relays, backend, kafkaProcess);
         db.insertRange(0, events, AGGREGATES); // one commit: the backlog appears at once
         long start = System.nanoTime();
         while (db.pending() > 0) {
@@ -126,7 +126,7 @@ public final class RelayScaleOutBenchmark {
           TimeUnit.MILLISECONDS.sleep(20);
         }
         long drainNanos = System.nanoTime() - start;
-        long[] after = cpu(relays, backend, kafkaProcess);
+        long[] after = ScaleOutRow.sampleCpu(relays, backend, kafkaProcess);
         String published = publishedPerRelay(db);
         double perSec = events / (drainNanos / 1e9);
         say("%d relay(s): %,.0f events/s (%s)", n, perSec, published);
@@ -136,12 +136,15 @@ public final class RelayScaleOutBenchmark {
         say(
             "%d relay(s) at %d events/s: p50 %.1f ms, p99 %.1f ms",
             n, steadyRate, latency[0], latency[1]);
-        long[] cpuMs = new long[after.length];
-        for (int i = 0; i < after.length; i++) {
-          cpuMs[i] = after[i] - before[i];
-        }
         return new ScaleOutReport.Row(
-            n, perSec, drainNanos / 1e6, leases, published, latency[0], latency[1], cpuMs);
+            n,
+            perSec,
+            drainNanos / 1e6,
+            leases,
+            published,
+            latency[0],
+            latency[1],
+            ScaleOutRow.cpuBetween(before, after));
       } finally {
         for (JvmProcess r : relays) {
           r.close();
@@ -196,20 +199,6 @@ public final class RelayScaleOutBenchmark {
     }
   }
 
-  /** Relays (one each), PostgreSQL, Kafka broker, this JVM, machine busy: CPU ms so far. */
-  private static long[] cpu(
-      List<JvmProcess> relays, long backendPid, KafkaBrokerProcess kafkaProcess) {
-    long[] out = new long[relays.size() + 4];
-    for (int i = 0; i < relays.size(); i++) {
-      out[i] = ProcessCpu.millis(relays.get(i).pid());
-    }
-    out[relays.size()] = ProcessCpu.postgresServerMillis(backendPid);
-    out[relays.size() + 1] = kafkaProcess == null ? 0 : ProcessCpu.millis(kafkaProcess.pid());
-    out[relays.size() + 2] = ProcessCpu.millis(ProcessHandle.current().pid());
-    out[relays.size() + 3] = ProcessCpu.machineBusyMillis();
-    return out;
-  }
-
   private void say(String format, Object... args) {
     if (progress != null) {
       progress.println("[bench] " + String.format(Locale.ROOT, format, args));
@@ -233,52 +222,35 @@ public final class RelayScaleOutBenchmark {
         String publishedPerRelay,
         double p50Ms,
         double p99Ms,
-        long[] cpuMs) {
+        long[] cpuMs)
+        implements ScaleOutRow {
 
-      Map<String, Object> figures() {
-        Map<String, Object> f = new LinkedHashMap<>();
-        f.put("instances", instances);
-        f.put("per_s", Math.round(perSec));
-        f.put("drain_ms", Math.round(drainMs));
-        f.put("partitions_per_relay", "\"" + partitionsPerRelay + "\"");
-        f.put("published_per_relay", "\"" + publishedPerRelay + "\"");
-        f.put("p50_ms", String.format(Locale.ROOT, "%.1f", p50Ms));
-        f.put("p99_ms", String.format(Locale.ROOT, "%.1f", p99Ms));
-        StringBuilder relays = new StringBuilder();
-        for (int i = 0; i < instances; i++) {
-          relays.append(i == 0 ? "" : "/").append(cpuMs[i]);
-        }
-        f.put("cpu_ms_relays", "\"" + relays + "\"");
-        f.put("cpu_ms_postgres", cpuMs[instances]);
-        f.put("cpu_ms_kafka", cpuMs[instances + 1]);
-        f.put("cpu_ms_bench", cpuMs[instances + 2]);
-        f.put("cpu_ms_machine", cpuMs[instances + 3]);
-        return f;
+      /** The row's figures for the JSON report, in order. */
+      @Override
+      public Map<String, Object> figures() {
+        Map<String, Object> own = new LinkedHashMap<>();
+        own.put("partitions_per_relay", "\"" + partitionsPerRelay + "\"");
+        own.put("published_per_relay", "\"" + publishedPerRelay + "\"");
+        return figures(own, "relays");
       }
     }
 
     /** Throughput of {@code instances} relays over that of the first count measured. */
     double speedup(Row row) {
-      return row.perSec() / rows.get(0).perSec();
+      return ScaleOutRow.speedup(rows, row);
     }
 
     /** The machine's busy share during a drain: busy CPU ms / (drain ms × cores). */
     double machineBusy(Row row) {
-      return row.cpuMs()[row.instances() + 3] / (row.drainMs() * cores);
+      return row.machineBusy(cores);
     }
 
     public String toJson() {
       StringBuilder sb = new StringBuilder("{\"events\": ").append(events);
       sb.append(", \"steady_rate_per_s\": ").append(steadyRate);
       sb.append(", \"cores\": ").append(cores);
-      sb.append(", \"database\": \"").append(database).append("\", \"rows\": [");
-      for (int i = 0; i < rows.size(); i++) {
-        Map<String, Object> f = rows.get(i).figures();
-        f.put("speedup", String.format(Locale.ROOT, "%.2f", speedup(rows.get(i))));
-        f.put("machine_busy", String.format(Locale.ROOT, "%.2f", machineBusy(rows.get(i))));
-        sb.append(i == 0 ? "" : ", ").append(BenchOutput.json(f));
-      }
-      return sb.append("]}").toString();
+      sb.append(", \"database\": \"").append(database).append("\"");
+      return ScaleOutRow.json(sb, rows, cores);
     }
 
     public String toTable() {
@@ -299,7 +271,6 @@ public final class RelayScaleOutBenchmark {
               "kafka",
               "busy"));
       for (Row r : rows) {
-        Map<String, Object> f = r.figures();
         sb.append(
             String.format(
                 Locale.ROOT,
@@ -311,9 +282,9 @@ public final class RelayScaleOutBenchmark {
                 r.publishedPerRelay(),
                 r.p50Ms(),
                 r.p99Ms(),
-                f.get("cpu_ms_relays").toString().replace("\"", ""),
-                r.cpuMs()[r.instances()],
-                r.cpuMs()[r.instances() + 1],
+                r.instancesCpu(),
+                r.postgresCpu(),
+                r.kafkaCpu(),
                 100 * machineBusy(r)));
       }
       sb.append(

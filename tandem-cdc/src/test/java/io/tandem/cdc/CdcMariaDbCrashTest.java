@@ -13,7 +13,7 @@ import io.tandem.core.FaultInjector;
 import io.tandem.jdbc.Migrations;
 import io.tandem.testkit.IsolatedDatabase;
 import io.tandem.testkit.JvmProcess;
-import io.tandem.testkit.MariaDbBinlogServer;
+import io.tandem.testkit.MariaDbBinlogFixture;
 import io.tandem.testkit.TestEvents;
 import io.tandem.testkit.TestInfrastructure;
 import java.nio.file.Files;
@@ -22,12 +22,10 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * {@link CdcCrashTest} on MariaDB's binlog: the relay's process killed by SIGKILL between the
@@ -40,30 +38,10 @@ import org.junit.jupiter.api.Test;
  */
 @Tag("slow")
 class CdcMariaDbCrashTest {
-  private static MariaDbBinlogServer binlog;
+  @RegisterExtension static final MariaDbBinlogFixture BINLOG = new MariaDbBinlogFixture();
 
   private IsolatedDatabase database;
   private JvmProcess doomed;
-
-  @BeforeAll
-  static void startBinlogServer() {
-    String reason = MariaDbBinlogServer.unavailableReason().orElse(null);
-    if (reason == null) {
-      binlog = MariaDbBinlogServer.start();
-      return;
-    }
-    if ("1".equals(System.getenv("TANDEM_REQUIRE_TOOLS"))) {
-      throw new AssertionError(reason + " (TANDEM_REQUIRE_TOOLS=1)");
-    }
-    Assumptions.abort(reason);
-  }
-
-  @AfterAll
-  static void stopBinlogServer() {
-    if (binlog != null) {
-      binlog.close();
-    }
-  }
 
   @AfterEach
   void cleanUp() throws InterruptedException {
@@ -77,7 +55,7 @@ class CdcMariaDbCrashTest {
 
   @Test
   void killedBetweenAckAndOffsetFlushThenRestartedLosesNothing() throws Exception {
-    database = binlog.server().createDatabase("cdc_maria_crash");
+    database = BINLOG.server().createDatabase("cdc_maria_crash");
     Migrations.migrate(database.dataSource());
     String topic = CdcTestSupport.newTopic("cdc-maria-crash");
     String slot = CdcTestSupport.unique("mcrash");

@@ -14,7 +14,7 @@ import io.tandem.kafka.KafkaTransport;
 import io.tandem.outbox.Outbox;
 import io.tandem.outbox.OutboxRelay;
 import io.tandem.testkit.IsolatedDatabase;
-import io.tandem.testkit.MariaDbBinlogServer;
+import io.tandem.testkit.MariaDbBinlogFixture;
 import io.tandem.testkit.TestEvents;
 import io.tandem.testkit.TestInfrastructure;
 import java.nio.file.Path;
@@ -26,50 +26,24 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The CDC relay on MariaDB's binlog, against a second mariadbd of this test's own with the binlog
- * on ({@link MariaDbBinlogServer}). Skipped when mariadbd is not installed, unless {@code
+ * on ({@link MariaDbBinlogFixture}). Skipped when mariadbd is not installed, unless {@code
  * TANDEM_REQUIRE_TOOLS=1}, which makes that a failure (CI).
  */
 @Tag("slow")
 class CdcMariaDbTest {
-  private static MariaDbBinlogServer binlog;
+  @RegisterExtension static final MariaDbBinlogFixture BINLOG = new MariaDbBinlogFixture();
 
   @TempDir Path history;
   private IsolatedDatabase database;
-
-  @BeforeAll
-  static void startBinlogServer() {
-    String reason = MariaDbBinlogServer.unavailableReason().orElse(null);
-    if (reason == null) {
-      try {
-        binlog = MariaDbBinlogServer.start();
-        return;
-      } catch (IllegalStateException e) {
-        reason = "the binlog MariaDB did not start: " + e.getMessage();
-      }
-    }
-    if ("1".equals(System.getenv("TANDEM_REQUIRE_TOOLS"))) {
-      throw new AssertionError(reason + " (TANDEM_REQUIRE_TOOLS=1)");
-    }
-    System.err.println("CdcMariaDbTest skipped: " + reason);
-    Assumptions.abort(reason);
-  }
-
-  @AfterAll
-  static void stopBinlogServer() {
-    if (binlog != null) {
-      binlog.close();
-    }
-  }
 
   @AfterEach
   void dropDatabase() {
@@ -79,7 +53,7 @@ class CdcMariaDbTest {
   }
 
   private IsolatedDatabase migrated(String name) {
-    IsolatedDatabase db = binlog.server().createDatabase(name);
+    IsolatedDatabase db = BINLOG.server().createDatabase(name);
     Migrations.migrate(db.dataSource());
     return db;
   }
@@ -234,7 +208,7 @@ class CdcMariaDbTest {
   @Test
   void refusesStatementBinlogFormat() throws Exception {
     database = migrated("cdc_maria_format");
-    try (Connection c = binlog.server().dataSource().getConnection();
+    try (Connection c = BINLOG.server().dataSource().getConnection();
         Statement s = c.createStatement()) {
       s.execute("SET GLOBAL binlog_format = 'STATEMENT'");
       try (KafkaTransport transport = CdcTestSupport.transport("unused");
@@ -252,7 +226,7 @@ class CdcMariaDbTest {
   @Test
   void refusesAUserWithoutReplicationPrivileges() throws Exception {
     database = migrated("cdc_maria_grants");
-    try (Connection c = binlog.server().dataSource().getConnection();
+    try (Connection c = BINLOG.server().dataSource().getConnection();
         Statement s = c.createStatement()) {
       s.execute("CREATE USER IF NOT EXISTS 'cdc_weak'@'%' IDENTIFIED BY 'weak-secret'");
       s.execute("GRANT SELECT, INSERT, UPDATE ON *.* TO 'cdc_weak'@'%'");

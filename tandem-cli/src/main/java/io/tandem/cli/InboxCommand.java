@@ -71,18 +71,12 @@ final class InboxCommand extends CommandGroup {
         description = "DEAD (default, still open), REPLAYED or DISCARDED.")
     DeadLetterStatus status;
 
-    @Option(
-        names = "--limit",
-        defaultValue = "100",
-        description = "At most this many (1 to 10000, default ${DEFAULT-VALUE}).")
-    int limit;
-
-    @Option(names = "--json", description = "One JSON object per line instead of the table.")
-    boolean json;
+    @Mixin ListingOptions listing;
 
     @Override
     public Integer call() throws Exception {
-      CliText.checkLimit(limit);
+      int limit = listing.checkedLimit();
+      boolean json = listing.json();
       List<DeadLetter> letters =
           withInbox(
               database, ds -> InboxOperations.create(ds).deadLetters(consumer, status, 0, limit));
@@ -162,18 +156,12 @@ final class InboxCommand extends CommandGroup {
         description = "Only gaps older than this (default ${DEFAULT-VALUE}).")
     Duration olderThan;
 
-    @Option(
-        names = "--limit",
-        defaultValue = "100",
-        description = "At most this many (1 to 10000, default ${DEFAULT-VALUE}).")
-    int limit;
-
-    @Option(names = "--json", description = "One JSON object per line instead of the table.")
-    boolean json;
+    @Mixin ListingOptions listing;
 
     @Override
     public Integer call() throws Exception {
-      CliText.checkLimit(limit);
+      int limit = listing.checkedLimit();
+      boolean json = listing.json();
       List<AggregateGap> gaps =
           withInbox(database, ds -> InboxOperations.create(ds).gaps(consumer, olderThan, limit));
       PrintWriter out = spec.commandLine().getOut();
@@ -299,18 +287,12 @@ final class InboxCommand extends CommandGroup {
     @Option(names = "--consumer", required = true, description = "The consumer's name.")
     String consumer;
 
-    @Option(
-        names = "--limit",
-        defaultValue = "100",
-        description = "At most this many (1 to 10000, default ${DEFAULT-VALUE}).")
-    int limit;
-
-    @Option(names = "--json", description = "One JSON object per line instead of the table.")
-    boolean json;
+    @Mixin ListingOptions listing;
 
     @Override
     public Integer call() throws Exception {
-      CliText.checkLimit(limit);
+      int limit = listing.checkedLimit();
+      boolean json = listing.json();
       List<InboxAdvance> advances =
           withInbox(database, ds -> InboxOperations.create(ds).advances(consumer, 0, limit));
       PrintWriter out = spec.commandLine().getOut();

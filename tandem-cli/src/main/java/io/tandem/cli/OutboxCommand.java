@@ -169,18 +169,12 @@ final class OutboxCommand extends CommandGroup {
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
     @Mixin DatabaseOptions database;
 
-    @Option(
-        names = "--limit",
-        defaultValue = "100",
-        description = "At most this many (1 to 10000, default ${DEFAULT-VALUE}).")
-    int limit;
-
-    @Option(names = "--json", description = "One JSON object per line instead of the table.")
-    boolean json;
+    @Mixin ListingOptions listing;
 
     @Override
     public Integer call() throws Exception {
-      CliText.checkLimit(limit);
+      int limit = listing.checkedLimit();
+      boolean json = listing.json();
       List<QuarantinedEvent> events =
           withOutbox(database, ds -> OutboxOperations.create(ds).listQuarantined(limit));
       PrintWriter out = spec.commandLine().getOut();

@@ -11,7 +11,7 @@ import io.tandem.jdbc.Transactions;
 import io.tandem.outbox.Outbox;
 import io.tandem.testkit.IsolatedDatabase;
 import io.tandem.testkit.JvmProcess;
-import io.tandem.testkit.MariaDbBinlogServer;
+import io.tandem.testkit.MariaDbBinlogFixture;
 import io.tandem.testkit.TestEvents;
 import io.tandem.testkit.TestInfrastructure;
 import java.nio.file.Path;
@@ -20,47 +20,26 @@ import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code tandem relay --mode cdc} and {@code tandem cdc status} on MariaDB, through the CLI: the
- * relay as its own process on a binlog MariaDB ({@link MariaDbBinlogServer}), the status read from
+ * relay as its own process on a binlog MariaDB ({@link MariaDbBinlogFixture}), the status read from
  * the stored binlog position against the server's; the machine's MariaDB (binlog off) for the
  * misconfiguration messages. Skipped without mariadbd unless {@code TANDEM_REQUIRE_TOOLS=1}.
  */
 @Tag("slow")
 class CdcMariaDbCommandTest {
-  private static MariaDbBinlogServer binlog;
+  @RegisterExtension static final MariaDbBinlogFixture BINLOG = new MariaDbBinlogFixture();
 
   @TempDir Path dir;
   private IsolatedDatabase db;
   private JvmProcess relay;
-
-  @BeforeAll
-  static void startBinlogServer() {
-    String reason = MariaDbBinlogServer.unavailableReason().orElse(null);
-    if (reason == null) {
-      binlog = MariaDbBinlogServer.start();
-      return;
-    }
-    if ("1".equals(System.getenv("TANDEM_REQUIRE_TOOLS"))) {
-      throw new AssertionError(reason + " (TANDEM_REQUIRE_TOOLS=1)");
-    }
-    Assumptions.abort(reason);
-  }
-
-  @AfterAll
-  static void stopBinlogServer() {
-    if (binlog != null) {
-      binlog.close();
-    }
-  }
 
   @AfterEach
   void cleanUp() throws InterruptedException {
@@ -74,7 +53,7 @@ class CdcMariaDbCommandTest {
 
   @Test
   void relayModeCdcPublishesAndStatusShowsTheBinlogPositionAndLag() throws Exception {
-    db = binlog.server().createDatabase("cli_cdc_maria");
+    db = BINLOG.server().createDatabase("cli_cdc_maria");
     Migrations.migrate(db.dataSource());
     String prefix = "cli-cdc-maria-" + System.nanoTime() + ".";
     relay =
@@ -196,7 +175,7 @@ class CdcMariaDbCommandTest {
 
   @Test
   void statusWithoutAStoredPositionSaysNoRelayStarted() throws Exception {
-    db = binlog.server().createDatabase("cli_cdc_maria_none");
+    db = BINLOG.server().createDatabase("cli_cdc_maria_none");
     Migrations.migrate(db.dataSource());
     Cli table = Cli.run("cdc", "status", "--jdbc-url", db.jdbcUrl(), "--slot", "nobody_here");
     assertThat(table.status()).isEqualTo(1);

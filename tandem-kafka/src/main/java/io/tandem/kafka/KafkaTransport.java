@@ -10,7 +10,6 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import org.apache.kafka.clients.producer.KafkaProducer;
 
 /**
@@ -99,10 +98,7 @@ public final class KafkaTransport implements Transport {
    */
   @Override
   public List<PublishOutcome> publish(List<Event> events, Duration timeout) {
-    Objects.requireNonNull(events, "events must not be null");
-    if (timeout == null || timeout.isNegative() || timeout.isZero()) {
-      throw new IllegalArgumentException("timeout must be a positive duration, was " + timeout);
-    }
+    Transport.checkPublishArguments(events, timeout);
     if (events.isEmpty()) {
       return List.of();
     }

@@ -10,7 +10,6 @@ import io.tandem.nats.internal.StreamSetup;
 import io.tandem.nats.internal.Subjects;
 import java.time.Duration;
 import java.util.List;
-import java.util.Objects;
 import java.util.function.Consumer;
 
 /**
@@ -106,10 +105,7 @@ public final class JetStreamTransport implements Transport {
    */
   @Override
   public List<PublishOutcome> publish(List<Event> events, Duration timeout) {
-    Objects.requireNonNull(events, "events must not be null");
-    if (timeout == null || timeout.isNegative() || timeout.isZero()) {
-      throw new IllegalArgumentException("timeout must be a positive duration, was " + timeout);
-    }
+    Transport.checkPublishArguments(events, timeout);
     if (connector.closed()) {
       throw new IllegalStateException("JetStreamTransport is closed");
     }

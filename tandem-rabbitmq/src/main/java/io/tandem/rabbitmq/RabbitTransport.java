@@ -8,7 +8,6 @@ import io.tandem.rabbitmq.internal.BatchPublisher;
 import io.tandem.rabbitmq.internal.ChannelPool;
 import java.time.Duration;
 import java.util.List;
-import java.util.Objects;
 
 /**
  * Publishes events to RabbitMQ as CloudEvents 1.0 in binary content mode (see {@link
@@ -106,10 +105,7 @@ public final class RabbitTransport implements Transport {
    */
   @Override
   public List<PublishOutcome> publish(List<Event> events, Duration timeout) {
-    Objects.requireNonNull(events, "events must not be null");
-    if (timeout == null || timeout.isNegative() || timeout.isZero()) {
-      throw new IllegalArgumentException("timeout must be a positive duration, was " + timeout);
-    }
+    Transport.checkPublishArguments(events, timeout);
     if (events.isEmpty()) {
       return List.of();
     }

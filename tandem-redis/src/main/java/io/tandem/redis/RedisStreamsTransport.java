@@ -8,7 +8,6 @@ import io.tandem.redis.internal.RedisConnections;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;
-import java.util.Objects;
 import redis.clients.jedis.ConnectionPool;
 
 /**
@@ -100,10 +99,7 @@ public final class RedisStreamsTransport implements Transport {
    */
   @Override
   public List<PublishOutcome> publish(List<Event> events, Duration timeout) {
-    Objects.requireNonNull(events, "events must not be null");
-    if (timeout == null || timeout.isNegative() || timeout.isZero()) {
-      throw new IllegalArgumentException("timeout must be a positive duration, was " + timeout);
-    }
+    Transport.checkPublishArguments(events, timeout);
     if (pool.isClosed()) {
       throw new IllegalStateException("RedisStreamsTransport is closed");
     }

@@ -2,7 +2,10 @@ package io.tandem.testkit;
 
 import io.tandem.testkit.internal.DatabaseAdministration;
 import io.tandem.testkit.internal.DatabaseNames;
+import io.tandem.testkit.internal.JdbcUrls;
+import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.Statement;
 import javax.sql.DataSource;
 
 /**
@@ -69,6 +72,29 @@ public abstract sealed class DatabaseServer permits PostgresServer, MariaDbServe
 
   /** The server's product name for messages, e.g. {@code PostgreSQL}. */
   abstract String product();
+
+  /**
+   * {@code server} (an external one), once a connection to it answers {@code SELECT 1}.
+   *
+   * @throws IllegalStateException if it does not, saying what to check
+   */
+  static <S extends DatabaseServer> S answering(S server) {
+    try (Connection connection = server.dataSource().getConnection();
+        Statement statement = connection.createStatement()) {
+      statement.execute("SELECT 1");
+    } catch (SQLException e) {
+      throw new IllegalStateException(
+          "Cannot connect to the external "
+              + server.product()
+              + " at "
+              + JdbcUrls.redact(server.jdbcUrl())
+              + ": "
+              + e.getMessage()
+              + ". Check that it runs and that the URL carries the right user and password.",
+          e);
+    }
+    return server;
+  }
 
   /** The JDBC URL of database {@code name} on this server, with this URL's user and properties. */
   abstract String jdbcUrlOf(String name);

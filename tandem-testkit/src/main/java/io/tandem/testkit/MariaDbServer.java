@@ -1,9 +1,7 @@
 package io.tandem.testkit;
 
 import io.tandem.testkit.internal.JdbcUrls;
-import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.Statement;
 import javax.sql.DataSource;
 import org.mariadb.jdbc.MariaDbDataSource;
 
@@ -42,20 +40,7 @@ public final class MariaDbServer extends DatabaseServer {
    * @throws IllegalStateException if no connection can be opened with it
    */
   public static MariaDbServer external(String jdbcUrl) {
-    MariaDbServer server = new MariaDbServer(JdbcUrls.requireMariaDb(jdbcUrl));
-    try (Connection connection = server.dataSource().getConnection();
-        Statement statement = connection.createStatement()) {
-      statement.execute("SELECT 1");
-    } catch (SQLException e) {
-      throw new IllegalStateException(
-          "Cannot connect to the external MariaDB at "
-              + JdbcUrls.redact(jdbcUrl)
-              + ": "
-              + e.getMessage()
-              + ". Check that it runs and that the URL carries the right user and password.",
-          e);
-    }
-    return server;
+    return answering(new MariaDbServer(JdbcUrls.requireMariaDb(jdbcUrl)));
   }
 
   /** Returns the JDBC URL of the main database, user (and password, if any) included. */

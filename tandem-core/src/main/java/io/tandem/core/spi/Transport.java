@@ -3,6 +3,7 @@ package io.tandem.core.spi;
 import io.tandem.core.Event;
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * Publishes events to a broker and reports, per event, whether the broker acknowledged it.
@@ -27,6 +28,20 @@ public interface Transport extends AutoCloseable {
    *     acknowledgement by the deadline is a {@link io.tandem.core.ErrorClass#TIMEOUT} failure
    */
   List<PublishOutcome> publish(List<Event> events, Duration timeout);
+
+  /**
+   * Checks {@link #publish}'s arguments as Tandem's transports do, for an implementation to call
+   * first: {@code Transport.checkPublishArguments(events, timeout);}.
+   *
+   * @throws NullPointerException if {@code events} is null
+   * @throws IllegalArgumentException if {@code timeout} is null, zero or negative
+   */
+  static void checkPublishArguments(List<Event> events, Duration timeout) {
+    Objects.requireNonNull(events, "events must not be null");
+    if (timeout == null || timeout.isNegative() || timeout.isZero()) {
+      throw new IllegalArgumentException("timeout must be a positive duration, was " + timeout);
+    }
+  }
 
   /** Flushes nothing further and releases the client; in-flight sends are abandoned. */
   @Override

@@ -137,11 +137,8 @@ public final class BatchPublisher {
 
   private static PublishException failure(
       Event event, String topic, ErrorClass errorClass, String why, Throwable cause) {
-    String where = topic == null ? "" : " to topic " + topic;
-    return new PublishException(
-        errorClass,
-        "kafka: " + errorClass + ": event " + event.eventId() + where + ": " + why,
-        cause);
+    String where = topic == null ? null : "topic " + topic;
+    return PublishException.forEvent("kafka", errorClass, event.eventId(), where, why, cause);
   }
 
   private static List<PublishOutcome> failAll(

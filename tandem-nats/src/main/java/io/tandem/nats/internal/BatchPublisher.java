@@ -162,11 +162,8 @@ public final class BatchPublisher {
 
   private static PublishException failure(
       Event event, String subject, ErrorClass errorClass, String why, Throwable cause) {
-    String where = subject == null ? "" : " to subject " + subject;
-    return new PublishException(
-        errorClass,
-        "nats: " + errorClass + ": event " + event.eventId() + where + ": " + why,
-        cause);
+    String where = subject == null ? null : "subject " + subject;
+    return PublishException.forEvent("nats", errorClass, event.eventId(), where, why, cause);
   }
 
   private static List<PublishOutcome> failAll(
@@ -177,10 +174,8 @@ public final class BatchPublisher {
       outcomes.add(
           PublishOutcome.failed(
               event.eventId(),
-              new PublishException(
-                  errorClass,
-                  "nats: " + errorClass + ": event " + event.eventId() + ": " + why + detail,
-                  cause)));
+              PublishException.forEvent(
+                  "nats", errorClass, event.eventId(), null, why + detail, cause)));
     }
     return outcomes;
   }

@@ -230,12 +230,9 @@ final class PendingConfirms {
     Event event = events.get(index);
     String where =
         exchanges[index] == null
-            ? ""
-            : " to exchange '" + exchanges[index] + "' (routing key '" + event.aggregateId() + "')";
-    return new PublishException(
-        errorClass,
-        "rabbitmq: " + errorClass + ": event " + event.eventId() + where + ": " + why,
-        cause);
+            ? null
+            : "exchange '" + exchanges[index] + "' (routing key '" + event.aggregateId() + "')";
+    return PublishException.forEvent("rabbitmq", errorClass, event.eventId(), where, why, cause);
   }
 
   private void complete(int index, Object result) {

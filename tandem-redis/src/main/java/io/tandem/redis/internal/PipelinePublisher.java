@@ -189,13 +189,10 @@ public final class PipelinePublisher {
 
   private static PublishOutcome failed(
       Event event, String key, ErrorClass errorClass, String why, Throwable cause) {
-    String where = key == null ? "" : " to stream " + key;
+    String where = key == null ? null : "stream " + key;
     return PublishOutcome.failed(
         event.eventId(),
-        new PublishException(
-            errorClass,
-            "redis: " + errorClass + ": event " + event.eventId() + where + ": " + why,
-            cause));
+        PublishException.forEvent("redis", errorClass, event.eventId(), where, why, cause));
   }
 
   private static List<PublishOutcome> failAll(

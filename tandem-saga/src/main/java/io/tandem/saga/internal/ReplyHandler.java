@@ -9,10 +9,8 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Instant;
-import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BiConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -33,14 +31,9 @@ public final class ReplyHandler {
   private final TransitionWriter writer;
   private final Clock clock;
   private final FaultInjector faultInjector;
-  // Replies whose handler moved their saga on: the consumer's commit of such a reply is a step
-  // transition (a duplicate or a stale reply commits too, and is not one). afterCommit takes each
-  // out once its transaction committed (several share one batch commit).
-  // The value: the saga and the status it ended in, or a saga that only moved on (status null).
-  private final Map<UUID, Ended> moved = new ConcurrentHashMap<>();
+  // afterCommit takes each reply out once its transaction committed (several share one commit).
+  private final UnsettledSteps moved;
   private final BiConsumer<UUID, SagaStatus> afterEnd;
-
-  private record Ended(UUID sagaId, SagaStatus status) {}
 
   public ReplyHandler(
       SagaRows rows,
@@ -57,11 +50,12 @@ public final class ReplyHandler {
     this.writer = writer;
     this.clock = clock;
     this.faultInjector = faultInjector;
+    this.moved = new UnsettledSteps(clock);
   }
 
   /** The inbox's handler for every reply type. */
   public void onReply(Connection conn, Event reply) throws SQLException {
-    moved.remove(reply.eventId()); // a retried reply: only this attempt's result counts
+    moved.take(reply.eventId()); // a retried reply: only this attempt's result counts
     UUID sagaId = SagaHeaders.sagaId(reply);
     UUID commandId = UUID.fromString(SagaHeaders.required(reply, SagaHeaders.COMMAND_ID));
     boolean succeeded = reply.eventType().equals(SagaHeaders.SUCCEEDED);
@@ -90,7 +84,7 @@ public final class ReplyHandler {
             reply.payload());
     Transition t = SagaMachine.next(def, row, input, now);
     if (writer.apply(conn, def, t, now)) {
-      moved.put(reply.eventId(), new Ended(sagaId, t.ends() ? t.next().status() : null));
+      moved.applied(reply.eventId(), sagaId, t.ends() ? t.next().status() : null);
     }
   }
 
@@ -99,12 +93,12 @@ public final class ReplyHandler {
    * ended it is told to the orchestrator's {@code afterEnd} listener.
    */
   public void afterCommit(Event reply, Outcome outcome) {
-    Ended step = moved.remove(reply.eventId());
+    UnsettledSteps.Step step = moved.take(reply.eventId());
     if (step == null || outcome != Outcome.APPLIED) {
       return;
     }
-    if (step.status() != null) {
-      afterEnd.accept(step.sagaId(), step.status());
+    if (step.endedIn() != null) {
+      afterEnd.accept(step.sagaId(), step.endedIn());
     }
     faultInjector.reached(FaultInjector.ORCHESTRATOR_AFTER_STEP);
   }
