@@ -3,10 +3,10 @@ package io.tandem.bench;
 import io.tandem.core.Event;
 import io.tandem.core.spi.PublishOutcome;
 import io.tandem.core.spi.Transport;
+import io.tandem.jdbc.OutboxStatements;
 import io.tandem.jdbc.PostgresDialect;
 import io.tandem.outbox.OutboxRelay;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -69,33 +69,23 @@ final class ClaimTiming {
    */
   static double[] medianMillis(List<BenchDatabase> dbs, int batch) throws SQLException {
     List<Integer> all = IntStream.range(0, 64).boxed().toList();
+    OutboxStatements outbox = PostgresDialect.INSTANCE.outbox();
     List<Connection> connections = new ArrayList<>();
-    List<PreparedStatement> statements = new ArrayList<>();
     List<List<Double>> samples = new ArrayList<>();
     try {
       for (BenchDatabase db : dbs) {
         // As autovacuum would have done by then: dead index entries of rows published a moment
         // ago are a different cost from the size of the published history this figure is about.
         db.execute("VACUUM ANALYZE tandem_outbox");
-        Connection c = db.pool.getConnection();
-        connections.add(c);
-        PreparedStatement ps = c.prepareStatement(PostgresDialect.INSTANCE.outboxClaim());
-        statements.add(ps);
-        PostgresDialect.INSTANCE.bindList(c, ps, 1, all);
-        ps.setLong(2, 0);
-        ps.setLong(3, 0);
-        ps.setInt(4, batch);
+        connections.add(db.pool.getConnection());
         samples.add(new ArrayList<>());
       }
       for (int i = 0; i < CLAIM_WARM_UP + CLAIM_SAMPLES; i++) {
         for (int d = 0; d < dbs.size(); d++) {
           long start = System.nanoTime();
-          int rows = 0;
-          try (ResultSet rs = statements.get(d).executeQuery()) {
-            while (rs.next()) {
-              rows++;
-            }
-          }
+          // the statement is prepared again each time (a relay does the same); the driver keeps
+          // the server-side statement of the connection
+          int rows = outbox.claim(connections.get(d), all, 0, batch, ClaimTiming::count);
           if (rows == 0) {
             throw new IllegalStateException("the claim query found nothing to claim");
           }
@@ -105,13 +95,18 @@ final class ClaimTiming {
         }
       }
     } finally {
-      for (PreparedStatement ps : statements) {
-        ps.close();
-      }
       for (Connection c : connections) {
         c.close();
       }
     }
     return samples.stream().mapToDouble(s -> new Percentiles(s).at(0.5)).toArray();
+  }
+
+  private static int count(ResultSet rs) throws SQLException {
+    int rows = 0;
+    while (rs.next()) {
+      rows++;
+    }
+    return rows;
   }
 }

@@ -17,6 +17,20 @@ import javax.sql.DataSource;
  * with who, from where, on what, and the outcome. Thread-safe (each call on its own connection).
  */
 final class DashboardActionLog {
+  private static final String DASHBOARD_ACTION_INSERT =
+      """
+      INSERT INTO tandem_dashboard_action (operator, remote, action, target, outcome, detail)
+      VALUES (?, ?, ?, ?, ?, ?)
+      """;
+
+  private static final String DASHBOARD_ACTION_LIST =
+      """
+      SELECT id, acted_at, operator, remote, action, target, outcome, detail
+        FROM tandem_dashboard_action
+       ORDER BY id DESC
+       LIMIT ?
+      """;
+
   private final DataSource dataSource;
   private final Dialect dialect;
 
@@ -31,7 +45,7 @@ final class DashboardActionLog {
       Transactions.inTransaction(
           dataSource,
           c -> {
-            try (PreparedStatement ps = c.prepareStatement(dialect.dashboardActionInsert())) {
+            try (PreparedStatement ps = c.prepareStatement(DASHBOARD_ACTION_INSERT)) {
               ps.setString(1, clip(operator, 255));
               ps.setString(2, clip(remote, 255));
               ps.setString(3, action);
@@ -54,7 +68,7 @@ final class DashboardActionLog {
           dataSource,
           c -> {
             List<Map<String, Object>> out = new ArrayList<>();
-            try (PreparedStatement ps = c.prepareStatement(dialect.dashboardActionList())) {
+            try (PreparedStatement ps = c.prepareStatement(DASHBOARD_ACTION_LIST)) {
               ps.setInt(1, 100);
               try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {

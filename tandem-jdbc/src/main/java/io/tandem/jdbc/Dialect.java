@@ -18,16 +18,24 @@ import java.util.OptionalInt;
 import javax.sql.DataSource;
 
 /**
- * The SQL of one database family. Every statement Tandem runs is a constant of a dialect, with bind
- * parameters; nothing is concatenated from input. A list parameter (row ids, partitions) is bound
- * with {@link #bindList}, as an array or a JSON document depending on the database; timestamps with
- * {@link #bindInstant} and {@link #readInstant}, which keep them exact whatever the JVM's time
- * zone.
+ * One database family: how to bind lists and instants, which isolation levels to use, and the
+ * statements Tandem runs, grouped by area. Each area is a typed statement object that binds its own
+ * parameters ({@link #outbox()}, {@link #leases()}, {@link #operations()}); the inbox statements
+ * are still text constants here, with their parameters named in each Javadoc. Nothing is
+ * concatenated from input. A list parameter (row ids, partitions) is bound with {@link #bindList},
+ * as an array or a JSON document depending on the database; timestamps with {@link #bindInstant}
+ * and {@link #readInstant}, which keep them exact whatever the JVM's time zone.
  *
- * <p>Statements use the tables {@code tandem_outbox}, {@code tandem_inbox}, {@code
- * tandem_relay_partition} and {@code tandem_relay_instance} in the connection's current schema
- * (choose the schema with the JDBC URL: {@code currentSchema} on PostgreSQL, the database on
- * MariaDB).
+ * <pre>{@code
+ * Dialect dialect = Dialect.of(dataSource);   // PostgreSQL, or MariaDB/MySQL
+ * try (Connection c = dataSource.getConnection()) {
+ *   long pending = dialect.operations().pending(c);
+ * }
+ * }</pre>
+ *
+ * <p>Statements use Tandem's tables ({@code tandem_outbox}, {@code tandem_inbox}, {@code
+ * tandem_relay_partition}, ...) in the connection's current schema (choose the schema with the JDBC
+ * URL: {@code currentSchema} on PostgreSQL, the database on MariaDB).
  *
  * <p>Implementations are stateless and thread-safe.
  */
@@ -46,8 +54,8 @@ public interface Dialect {
 
   /**
    * Binds an instant to a timestamp parameter (such as {@code occurred_at} of {@link
-   * #outboxInsert()}). The default binds an {@link OffsetDateTime} in UTC, exact for a {@code
-   * timestamptz} column in any JVM time zone and for any date (a {@link Timestamp} would be
+   * OutboxStatements#insert}). The default binds an {@link OffsetDateTime} in UTC, exact for a
+   * {@code timestamptz} column in any JVM time zone and for any date (a {@link Timestamp} would be
    * rendered in the Julian calendar before 1582).
    */
   default void bindInstant(PreparedStatement ps, int index, Instant value) throws SQLException {
@@ -87,16 +95,6 @@ public interface Dialect {
   }
 
   /**
-   * A statement run first in the transaction that marks a batch published, relaxing its commit
-   * durability where the database allows it per transaction; empty when it does not. A mark lost in
-   * a database crash only makes the relay publish those events again (at least once), so the relay
-   * need not wait for the disk, nor make writers wait behind its flushes.
-   */
-  default Optional<String> relayRecordPreamble() {
-    return Optional.empty();
-  }
-
-  /**
    * Starts a listener that calls {@code onNotify} soon after new outbox rows commit, when the
    * database can push notifications (PostgreSQL's LISTEN/NOTIFY). Empty when it cannot: the relay
    * then relies on polling alone. The listener records under {@code relayId} (the relay's instance
@@ -107,180 +105,16 @@ public interface Dialect {
     return Optional.empty();
   }
 
-  // ---- outbox: append -------------------------------------------------------------------------
+  // ---- the statements, by area -----------------------------------------------------------------
 
-  /**
-   * Inserts one event. Parameters: event_id, aggregate_type, aggregate_id, aggregate_version,
-   * event_type, schema_version, payload (JSON text), headers (JSON text), occurred_at.
-   */
-  String outboxInsert();
+  /** The statements on outbox rows: the writer's insert, the relay's reads and marks. */
+  OutboxStatements outbox();
 
-  // ---- outbox: relay ------------------------------------------------------------------------
+  /** The relays' statements on partition leases and relay instances. */
+  LeaseStatements leases();
 
-  /**
-   * Reads due events of the given partitions, in row order, skipping every event that has an
-   * earlier unpublished version of its aggregate that cannot go first (quarantined, waiting for a
-   * retry, inserted later, or at or below the cursor). Only rows with an id above a cursor are
-   * read: the relay skips the rows of batches it published and has not recorded yet, and an event
-   * whose earlier version lies at or below the cursor waits for the next scan from the start.
-   * Parameters: partitions (list), cursor (row id; 0 reads from the start), the same cursor again,
-   * batch size. Columns: id, event_id, aggregate_type, aggregate_id, aggregate_version, event_type,
-   * schema_version, payload, headers, occurred_at, attempts, partition_no.
-   */
-  String outboxClaim();
-
-  /**
-   * Marks acknowledged events published, fenced by partition ownership: only rows of partitions the
-   * relay still owns, with the epoch it owns them under and a live lease. Parameters: relay id
-   * (published_by), partitions (list), epochs (list, aligned with partitions), row ids (list),
-   * relay id (owner).
-   */
-  String outboxMarkPublished();
-
-  /**
-   * Whether {@link #outboxMarkPublished()} may run alone in auto-commit mode, one round trip, when
-   * a batch has nothing else to record: the statement relaxes its own commit as {@link
-   * #relayRecordPreamble()} would and needs no particular isolation level. When false the relay
-   * runs it in a transaction after the preamble.
-   */
-  default boolean outboxMarkPublishedStandsAlone() {
-    return false;
-  }
-
-  /**
-   * Schedules one event for a later attempt, fenced. Parameters: delay in milliseconds, last_error,
-   * error_class, row id, relay id (owner), epoch of the row's partition.
-   */
-  String outboxRetryLater();
-
-  /**
-   * Quarantines one event, fenced. Parameters: last_error, error_class, row id, relay id (owner),
-   * epoch of the row's partition.
-   */
-  String outboxQuarantine();
-
-  // ---- relay partitions -----------------------------------------------------------------------
-
-  /** Registers or refreshes a relay instance. Parameters: relay id, host. */
-  String relayHeartbeat();
-
-  /** Counts live relay instances. Parameter: liveness window in milliseconds. Column: count. */
-  String relayLiveInstances();
-
-  /** Extends the leases a relay still holds. Parameters: lease in milliseconds, relay id. */
-  String relayRenew();
-
-  /**
-   * The partitions a relay holds with a live lease. Parameter: relay id. Columns: partition_no,
-   * epoch.
-   */
-  String relayOwnedPartitions();
-
-  /**
-   * Locks up to n free or expired partitions, skipping locked ones. Parameter: n. Column:
-   * partition_no.
-   */
-  String relayAcquireCandidates();
-
-  /**
-   * Takes the given partitions, bumping their epoch. Parameters: relay id, lease in milliseconds,
-   * partitions (list).
-   */
-  String relayAcquire();
-
-  /** Gives partitions back. Parameters: relay id, partitions (list). */
-  String relayRelease();
-
-  /** Removes a relay instance. Parameter: relay id. */
-  String relayDeregister();
-
-  /** Removes instances silent for longer than a window. Parameter: window in milliseconds. */
-  String relayPurgeInstances();
-
-  // ---- operations ---------------------------------------------------------------------------
-
-  /**
-   * Lists quarantined events. Parameter: limit. Columns: event_id, aggregate_type, aggregate_id,
-   * aggregate_version, event_type, attempts, error_class, last_error, quarantined_at, created_at.
-   */
-  String opsListQuarantined();
-
-  /** Puts one quarantined event back to pending. Parameter: event_id. */
-  String opsReplay();
-
-  /** Puts every quarantined event back to pending. */
-  String opsReplayAll();
-
-  /** Skips one unpublished event with a reason. Parameters: reason, event_id. */
-  String opsSkip();
-
-  /**
-   * Backlog figures. Columns: pending (count), oldest_pending_age_ms, quarantined (count), skipped
-   * (count), published (count).
-   */
-  String opsBacklog();
-
-  /**
-   * Partition ownership. Columns: partition_no, owner, epoch, lease_remaining_ms (negative when
-   * expired, null when free), pending (count of due-or-waiting events in the partition).
-   */
-  String opsPartitions();
-
-  /** Relay instances. Columns: relay_id, host, started_at, heartbeat_age_ms. */
-  String opsInstances();
-
-  /** How many events wait to be published (not quarantined, not skipped). One column. */
-  default String opsPending() {
-    return """
-        SELECT count(*)
-          FROM tandem_outbox
-         WHERE published_at IS NULL AND quarantined_at IS NULL AND skipped_at IS NULL
-        """;
-  }
-
-  /** Published events per relay, most first. Columns: published_by, published. */
-  default String opsPublishedByRelay() {
-    return """
-        SELECT published_by, count(*) AS published
-          FROM tandem_outbox
-         WHERE published_at IS NOT NULL
-         GROUP BY published_by
-         ORDER BY count(*) DESC
-        """;
-  }
-
-  /**
-   * The newest published events' append and publish times, newest first; parameter: how many.
-   * Columns: created_at, published_at (both the database's clock).
-   */
-  default String opsNewestPublished() {
-    return """
-        SELECT created_at, published_at
-          FROM tandem_outbox
-         WHERE published_at IS NOT NULL
-         ORDER BY id DESC
-         LIMIT ?
-        """;
-  }
-
-  // ---- retention ----------------------------------------------------------------------------
-
-  /**
-   * The conservative watermark: the smallest id of a pending event, or one past the largest id when
-   * nothing is pending. Column: watermark.
-   */
-  String retentionWatermark();
-
-  /**
-   * Counts what retention would delete. Parameters: age in milliseconds, watermark. Column: count.
-   */
-  String retentionCount();
-
-  /**
-   * Deletes one batch of published rows older than the policy and below the watermark. Parameters:
-   * age in milliseconds, watermark, batch size.
-   */
-  String retentionDelete();
+  /** The operators' statements on the outbox: quarantine, status figures, retention. */
+  OperationStatements operations();
 
   // ---- inbox --------------------------------------------------------------------------------
 
@@ -448,14 +282,6 @@ public interface Dialect {
     return PortableSql.DEAD_LETTER_BLOCKING;
   }
 
-  /**
-   * Every event id in the outbox (published, pending or quarantined), oldest first. No parameters.
-   * Column: event_id.
-   */
-  default String opsEventIds() {
-    return PortableSql.OPS_EVENT_IDS;
-  }
-
   /** The ids of the events a consumer processed (its inbox records). Parameter: consumer. */
   default String inboxEventIds() {
     return PortableSql.INBOX_EVENT_IDS;
@@ -477,198 +303,6 @@ public interface Dialect {
    * in milliseconds, batch size.
    */
   String inboxRetentionDelete();
-
-  // ---- sagas ------------------------------------------------------------------------------
-
-  /**
-   * Starts a saga instance. Parameters: saga_id, saga_type, status, step_index, attempt, pending,
-   * data, wakeup_at, deadline_at, started_at, updated_at.
-   */
-  default String sagaInsert() {
-    return PortableSql.SAGA_INSERT;
-  }
-
-  /**
-   * Reads and locks one saga instance. Parameter: saga_id. Columns: every column of {@code
-   * tandem_saga}.
-   */
-  default String sagaLock() {
-    return PortableSql.SAGA_LOCK;
-  }
-
-  /** Reads one saga instance. Parameter: saga_id. */
-  default String sagaGet() {
-    return PortableSql.SAGA_GET;
-  }
-
-  /**
-   * Moves a saga instance on, checking its version. Parameters: status, step_index, attempt,
-   * pending, data, wakeup_at, last_error, updated_at, ended_at, saga_id, expected version.
-   */
-  default String sagaUpdate() {
-    return PortableSql.SAGA_UPDATE;
-  }
-
-  /**
-   * Locks instances whose wake-up time has come, skipping locked ones. Parameters: now, limit.
-   * Column: saga_id.
-   */
-  default String sagaDue() {
-    return PortableSql.SAGA_DUE;
-  }
-
-  /**
-   * Lists instances by type and status (null for any) started before a time. Parameters: saga_type,
-   * status, started before, limit.
-   */
-  default String sagaList() {
-    return PortableSql.SAGA_LIST;
-  }
-
-  /** Ended instances older than a time. Parameters: ended before, limit. Column: saga_id. */
-  default String sagaFinished() {
-    return PortableSql.SAGA_FINISHED;
-  }
-
-  /** How many ended instances are older than a time. Parameter: ended before. */
-  default String sagaFinishedCount() {
-    return PortableSql.SAGA_FINISHED_COUNT;
-  }
-
-  /**
-   * Instances per type and status, with the oldest last change of each group (the gauges of {@code
-   * SagaMetrics}). No parameters. Columns: saga_type, status, instances, oldest_update.
-   */
-  default String sagaCounts() {
-    return PortableSql.SAGA_COUNTS;
-  }
-
-  // ---- dashboard ----------------------------------------------------------------------------
-
-  /**
-   * Records an operator's action in the dashboard's audit log. Parameters: operator, remote,
-   * action, target, outcome, detail.
-   */
-  default String dashboardActionInsert() {
-    return PortableSql.DASHBOARD_ACTION_INSERT;
-  }
-
-  /**
-   * The latest actions, newest first. Parameter: limit. Columns: id, acted_at, operator, remote,
-   * action, target, outcome, detail.
-   */
-  default String dashboardActionList() {
-    return PortableSql.DASHBOARD_ACTION_LIST;
-  }
-
-  /**
-   * The name the step log last recorded for a step index of an instance. Parameters: saga_id,
-   * step_index. Column: step.
-   */
-  default String sagaStepName() {
-    return PortableSql.SAGA_STEP_NAME;
-  }
-
-  /**
-   * The outbox headers of the last command an instance sent, while its outbox row is kept.
-   * Parameter: saga_id. Column: headers (a JSON object).
-   */
-  default String sagaLastCommandHeaders() {
-    return PortableSql.SAGA_LAST_COMMAND_HEADERS;
-  }
-
-  /** Deletes one ended instance (never a running one). Parameter: saga_id. */
-  default String sagaDelete() {
-    return PortableSql.SAGA_DELETE;
-  }
-
-  /** Deletes an instance's step log. Parameter: saga_id. */
-  default String sagaStepDelete() {
-    return PortableSql.SAGA_STEP_DELETE;
-  }
-
-  /** The next step log sequence number of an instance. Parameter: saga_id. */
-  default String sagaStepNextSeq() {
-    return PortableSql.SAGA_STEP_NEXT_SEQ;
-  }
-
-  /**
-   * Logs a command sent. Parameters: saga_id, seq, step, step_index, kind, attempt, command_id,
-   * command_type, started_at.
-   */
-  default String sagaStepInsert() {
-    return PortableSql.SAGA_STEP_INSERT;
-  }
-
-  /**
-   * Records the reply to a pending command. Parameters: outcome, reply_type, reply, ended_at,
-   * saga_id, command_id.
-   */
-  default String sagaStepClose() {
-    return PortableSql.SAGA_STEP_CLOSE;
-  }
-
-  /**
-   * Closes every pending command of a step and kind (superseded or timed out). Parameters: outcome,
-   * ended_at, saga_id, step_index, kind.
-   */
-  default String sagaStepClosePending() {
-    return PortableSql.SAGA_STEP_CLOSE_PENDING;
-  }
-
-  /** An instance's step log in order. Parameter: saga_id. */
-  default String sagaStepList() {
-    return PortableSql.SAGA_STEP_LIST;
-  }
-
-  /**
-   * Reads and locks a participant's record of a saga step. Parameters: participant, saga_id, step.
-   * Columns: state, reply_type, reply.
-   */
-  default String participationLock() {
-    return PortableSql.PARTICIPATION_LOCK;
-  }
-
-  /** How many saga steps a participant recorded. Parameter: participant. Column: the count. */
-  default String participationCount() {
-    return PortableSql.PARTICIPATION_COUNT;
-  }
-
-  /**
-   * Records what a participant did for a saga step. Parameters: participant, saga_id, step, state,
-   * reply_type, reply, updated_at.
-   */
-  default String participationInsert() {
-    return PortableSql.PARTICIPATION_INSERT;
-  }
-
-  /**
-   * Updates a participant's record of a saga step. Parameters: state, reply_type, reply,
-   * updated_at, participant, saga_id, step.
-   */
-  default String participationUpdate() {
-    return PortableSql.PARTICIPATION_UPDATE;
-  }
-
-  // ---- saga trail ---------------------------------------------------------------------------
-
-  /**
-   * The outbox events of one business transaction: those whose {@code correlationid} header equals
-   * the parameter, by {@code occurred_at} then row id. Parameter: correlation id. Columns: id,
-   * event_id, aggregate_type, aggregate_id, aggregate_version, event_type, occurred_at,
-   * published_at. Without an index on the header this reads the whole outbox (see the saga trail's
-   * documentation for the optional expression index).
-   */
-  String trailEvents();
-
-  /**
-   * The consumers of this database's inbox that recorded an event, by time. Parameter: event_id.
-   * Columns: consumer, processed_at. The inbox's key leads with the consumer, so without an index
-   * on {@code event_id} this reads the whole inbox.
-   */
-  default String trailConsumers() {
-    return PortableSql.TRAIL_CONSUMERS;
-  }
 
   /** Whether the SQLState means a unique or primary-key violation. */
   boolean isUniqueViolation(SQLException e);

@@ -52,243 +52,6 @@ public final class MariaDbDialect implements Dialect {
   private static final int ER_DUP_ENTRY = 1062;
   private static final int ER_DUP_ENTRY_WITH_KEY_NAME = 1586;
 
-  private static final String INSERT =
-      """
-      INSERT INTO tandem_outbox
-          (event_id, aggregate_type, aggregate_id, aggregate_version, event_type,
-           schema_version, payload, headers, occurred_at)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-      """;
-
-  // See PostgresDialect: a row may go when no earlier version of its aggregate is still
-  // unpublished in a state that must go first. The pending rows are read through the index
-  // tandem_outbox_pending (published_at, quarantined_at, skipped_at, id), in id order.
-  private static final String CLAIM =
-      """
-      SELECT o.id, o.event_id, o.aggregate_type, o.aggregate_id, o.aggregate_version,
-             o.event_type, o.schema_version, o.payload, o.headers, o.occurred_at, o.attempts,
-             o.partition_no
-        FROM tandem_outbox o
-       WHERE o.partition_no IN (
-                 SELECT v FROM JSON_TABLE(?, '$[*]' COLUMNS (v INT PATH '$')) AS mine)
-         AND o.id > ?
-         AND o.published_at IS NULL AND o.quarantined_at IS NULL AND o.skipped_at IS NULL
-         AND o.next_attempt_at <= UTC_TIMESTAMP(6)
-         AND NOT EXISTS (
-             SELECT 1 FROM tandem_outbox p
-              WHERE p.aggregate_type = o.aggregate_type AND p.aggregate_id = o.aggregate_id
-                AND p.aggregate_version < o.aggregate_version
-                AND p.published_at IS NULL AND p.skipped_at IS NULL
-                AND (p.quarantined_at IS NOT NULL OR p.next_attempt_at > UTC_TIMESTAMP(6)
-                     OR p.id > o.id OR p.id <= ?))
-       ORDER BY o.id
-       LIMIT ?
-      """;
-
-  private static final String OWNED =
-      """
-      EXISTS (SELECT 1 FROM tandem_relay_partition p
-               WHERE p.partition_no = o.partition_no AND p.owner = ? AND p.epoch = ?
-                 AND p.lease_until > UTC_TIMESTAMP(6))
-      """;
-
-  // The parameters must come in the documented order, but a multi-table UPDATE names its tables
-  // before SET: the first parameter (published_by) is therefore read through a one-row derived
-  // table, and the partitions and epochs are paired by their position in the two lists.
-  private static final String MARK_PUBLISHED =
-      """
-      UPDATE (SELECT CAST(? AS CHAR(255)) AS relay_id) AS arg
-        JOIN JSON_TABLE(?, '$[*]' COLUMNS (i FOR ORDINALITY, partition_no INT PATH '$')) AS mp
-        JOIN JSON_TABLE(?, '$[*]' COLUMNS (i FOR ORDINALITY, epoch BIGINT PATH '$')) AS me
-          ON me.i = mp.i
-        JOIN JSON_TABLE(?, '$[*]' COLUMNS (id BIGINT PATH '$')) AS ids
-        JOIN tandem_outbox o ON o.id = ids.id AND o.partition_no = mp.partition_no
-        JOIN tandem_relay_partition p ON p.partition_no = mp.partition_no AND p.epoch = me.epoch
-         SET o.published_at = UTC_TIMESTAMP(6), o.published_by = arg.relay_id,
-             o.attempts = o.attempts + 1, o.last_error = NULL, o.error_class = NULL
-       WHERE o.published_at IS NULL AND p.owner = ? AND p.lease_until > UTC_TIMESTAMP(6)
-      """;
-
-  private static final String RETRY_LATER =
-      """
-      UPDATE tandem_outbox o
-         SET o.attempts = o.attempts + 1,
-             o.next_attempt_at = UTC_TIMESTAMP(6) + INTERVAL (? * 1000) MICROSECOND,
-             o.last_error = ?, o.error_class = ?
-       WHERE o.id = ? AND o.published_at IS NULL AND
-      """
-          + OWNED;
-
-  private static final String QUARANTINE =
-      """
-      UPDATE tandem_outbox o
-         SET o.attempts = o.attempts + 1, o.quarantined_at = UTC_TIMESTAMP(6),
-             o.last_error = ?, o.error_class = ?
-       WHERE o.id = ? AND o.published_at IS NULL AND
-      """
-          + OWNED;
-
-  private static final String HEARTBEAT =
-      """
-      INSERT INTO tandem_relay_instance (relay_id, host, started_at, heartbeat_at)
-      VALUES (?, ?, UTC_TIMESTAMP(6), UTC_TIMESTAMP(6))
-      ON DUPLICATE KEY UPDATE heartbeat_at = UTC_TIMESTAMP(6)
-      """;
-
-  private static final String LIVE_INSTANCES =
-      """
-      SELECT count(*) AS count FROM tandem_relay_instance
-       WHERE heartbeat_at > UTC_TIMESTAMP(6) - INTERVAL (? * 1000) MICROSECOND
-      """;
-
-  private static final String RENEW =
-      """
-      UPDATE tandem_relay_partition
-         SET lease_until = UTC_TIMESTAMP(6) + INTERVAL (? * 1000) MICROSECOND
-       WHERE owner = ? AND lease_until > UTC_TIMESTAMP(6)
-      """;
-
-  private static final String OWNED_PARTITIONS =
-      """
-      SELECT partition_no, epoch FROM tandem_relay_partition
-       WHERE owner = ? AND lease_until > UTC_TIMESTAMP(6)
-       ORDER BY partition_no
-      """;
-
-  private static final String ACQUIRE_CANDIDATES =
-      """
-      SELECT partition_no FROM tandem_relay_partition
-       WHERE owner IS NULL OR lease_until IS NULL OR lease_until <= UTC_TIMESTAMP(6)
-       ORDER BY partition_no
-       LIMIT ?
-       FOR UPDATE SKIP LOCKED
-      """;
-
-  // Driven by the list, so that only the listed rows are read and locked (a single-table
-  // UPDATE ... WHERE partition_no IN (subquery) reads, and locks, every row). The scalar
-  // parameters come first through a one-row derived table, as in MARK_PUBLISHED.
-  private static final String ACQUIRE =
-      """
-      UPDATE (SELECT CAST(? AS CHAR(255)) AS owner, ? AS lease_ms) AS arg
-        JOIN JSON_TABLE(?, '$[*]' COLUMNS (v INT PATH '$')) AS mine
-        JOIN tandem_relay_partition p ON p.partition_no = mine.v
-         SET p.owner = arg.owner, p.epoch = p.epoch + 1, p.acquired_at = UTC_TIMESTAMP(6),
-             p.lease_until = UTC_TIMESTAMP(6) + INTERVAL (arg.lease_ms * 1000) MICROSECOND
-      """;
-
-  private static final String RELEASE =
-      """
-      UPDATE (SELECT CAST(? AS CHAR(255)) AS owner) AS arg
-        JOIN JSON_TABLE(?, '$[*]' COLUMNS (v INT PATH '$')) AS mine
-        JOIN tandem_relay_partition p ON p.partition_no = mine.v AND p.owner = arg.owner
-         SET p.owner = NULL, p.lease_until = NULL
-      """;
-
-  private static final String DEREGISTER = "DELETE FROM tandem_relay_instance WHERE relay_id = ?";
-
-  private static final String PURGE_INSTANCES =
-      """
-      DELETE FROM tandem_relay_instance
-       WHERE heartbeat_at < UTC_TIMESTAMP(6) - INTERVAL (? * 1000) MICROSECOND
-      """;
-
-  private static final String LIST_QUARANTINED =
-      """
-      SELECT event_id, aggregate_type, aggregate_id, aggregate_version, event_type, attempts,
-             error_class, last_error, quarantined_at, created_at
-        FROM tandem_outbox
-       WHERE quarantined_at IS NOT NULL AND published_at IS NULL AND skipped_at IS NULL
-       ORDER BY id
-       LIMIT ?
-      """;
-
-  private static final String REPLAY =
-      """
-      UPDATE tandem_outbox
-         SET quarantined_at = NULL, attempts = 0, next_attempt_at = UTC_TIMESTAMP(6)
-       WHERE event_id = ? AND quarantined_at IS NOT NULL AND published_at IS NULL
-         AND skipped_at IS NULL
-      """;
-
-  private static final String REPLAY_ALL =
-      """
-      UPDATE tandem_outbox
-         SET quarantined_at = NULL, attempts = 0, next_attempt_at = UTC_TIMESTAMP(6)
-       WHERE quarantined_at IS NOT NULL AND published_at IS NULL AND skipped_at IS NULL
-      """;
-
-  private static final String SKIP =
-      """
-      UPDATE tandem_outbox SET skipped_at = UTC_TIMESTAMP(6), skip_reason = ?
-       WHERE event_id = ? AND published_at IS NULL AND skipped_at IS NULL
-      """;
-
-  // Milliseconds rounded like PostgreSQL's (EXTRACT(EPOCH FROM ...) * 1000)::bigint.
-  private static final String BACKLOG =
-      """
-      SELECT count(CASE WHEN published_at IS NULL AND quarantined_at IS NULL
-                          AND skipped_at IS NULL THEN 1 END) AS pending,
-             CAST(ROUND(TIMESTAMPDIFF(MICROSECOND,
-                 min(CASE WHEN published_at IS NULL AND quarantined_at IS NULL
-                           AND skipped_at IS NULL THEN created_at END),
-                 UTC_TIMESTAMP(6)) / 1000) AS SIGNED) AS oldest_pending_age_ms,
-             count(CASE WHEN quarantined_at IS NOT NULL AND published_at IS NULL
-                          AND skipped_at IS NULL THEN 1 END) AS quarantined,
-             count(CASE WHEN skipped_at IS NOT NULL THEN 1 END) AS skipped,
-             count(CASE WHEN published_at IS NOT NULL THEN 1 END) AS published
-        FROM tandem_outbox
-      """;
-
-  private static final String PARTITIONS =
-      """
-      SELECT p.partition_no, p.owner, p.epoch,
-             CAST(ROUND(TIMESTAMPDIFF(MICROSECOND, UTC_TIMESTAMP(6), p.lease_until) / 1000)
-                  AS SIGNED) AS lease_remaining_ms,
-             (SELECT count(*) FROM tandem_outbox o
-               WHERE o.partition_no = p.partition_no AND o.published_at IS NULL
-                 AND o.quarantined_at IS NULL AND o.skipped_at IS NULL) AS pending
-        FROM tandem_relay_partition p
-       ORDER BY p.partition_no
-      """;
-
-  private static final String INSTANCES =
-      """
-      SELECT relay_id, host, started_at,
-             CAST(ROUND(TIMESTAMPDIFF(MICROSECOND, heartbeat_at, UTC_TIMESTAMP(6)) / 1000)
-                  AS SIGNED) AS heartbeat_age_ms
-        FROM tandem_relay_instance
-       ORDER BY relay_id
-      """;
-
-  private static final String WATERMARK =
-      """
-      SELECT coalesce(
-          (SELECT min(id) FROM tandem_outbox
-            WHERE published_at IS NULL AND quarantined_at IS NULL AND skipped_at IS NULL),
-          (SELECT max(id) + 1 FROM tandem_outbox),
-          0) AS watermark
-      """;
-
-  private static final String RETENTION_COUNT =
-      """
-      SELECT count(*) AS count FROM tandem_outbox
-       WHERE published_at IS NOT NULL
-         AND published_at < UTC_TIMESTAMP(6) - INTERVAL (? * 1000) MICROSECOND
-         AND id < ?
-      """;
-
-  // MariaDB allows neither LIMIT in an IN subquery nor a subquery on the table being deleted
-  // from; a single-table DELETE takes ORDER BY and LIMIT itself.
-  private static final String RETENTION_DELETE =
-      """
-      DELETE FROM tandem_outbox
-       WHERE published_at IS NOT NULL
-         AND published_at < UTC_TIMESTAMP(6) - INTERVAL (? * 1000) MICROSECOND
-         AND id < ?
-       ORDER BY id
-       LIMIT ?
-      """;
-
   // INSERT IGNORE also downgrades other errors (truncation, NOT NULL) to warnings; V2__inbox.sql
   // gives the table no column or constraint such a row could meet.
   private static final String POSITION_CREATE =
@@ -375,16 +138,26 @@ public final class MariaDbDialect implements Dialect {
       VALUES (?, ?, ?, ?, ?, ?)
       """;
 
-  private static final String TRAIL_EVENTS =
-      """
-      SELECT id, event_id, aggregate_type, aggregate_id, aggregate_version, event_type, occurred_at,
-             published_at
-        FROM tandem_outbox
-       WHERE JSON_VALUE(headers, '$.correlationid') = ?
-       ORDER BY occurred_at, id
-      """;
+  private final OutboxStatements outbox = new OutboxStatements(this, MariaDbRelaySql.OUTBOX);
+  private final OperationStatements operations = new OperationStatements(MariaDbOperationsSql.SQL);
+  private final LeaseStatements leases = new LeaseStatements(this, MariaDbRelaySql.LEASES);
 
   private MariaDbDialect() {}
+
+  @Override
+  public OutboxStatements outbox() {
+    return outbox;
+  }
+
+  @Override
+  public LeaseStatements leases() {
+    return leases;
+  }
+
+  @Override
+  public OperationStatements operations() {
+    return operations;
+  }
 
   @Override
   public String name() {
@@ -428,126 +201,6 @@ public final class MariaDbDialect implements Dialect {
   public Instant readInstant(ResultSet rs, String column) throws SQLException {
     LocalDateTime utc = rs.getObject(column, LocalDateTime.class);
     return utc == null ? null : utc.toInstant(ZoneOffset.UTC);
-  }
-
-  @Override
-  public String outboxInsert() {
-    return INSERT;
-  }
-
-  @Override
-  public String outboxClaim() {
-    return CLAIM;
-  }
-
-  @Override
-  public String outboxMarkPublished() {
-    return MARK_PUBLISHED;
-  }
-
-  @Override
-  public String outboxRetryLater() {
-    return RETRY_LATER;
-  }
-
-  @Override
-  public String outboxQuarantine() {
-    return QUARANTINE;
-  }
-
-  @Override
-  public String relayHeartbeat() {
-    return HEARTBEAT;
-  }
-
-  @Override
-  public String relayLiveInstances() {
-    return LIVE_INSTANCES;
-  }
-
-  @Override
-  public String relayRenew() {
-    return RENEW;
-  }
-
-  @Override
-  public String relayOwnedPartitions() {
-    return OWNED_PARTITIONS;
-  }
-
-  @Override
-  public String relayAcquireCandidates() {
-    return ACQUIRE_CANDIDATES;
-  }
-
-  @Override
-  public String relayAcquire() {
-    return ACQUIRE;
-  }
-
-  @Override
-  public String relayRelease() {
-    return RELEASE;
-  }
-
-  @Override
-  public String relayDeregister() {
-    return DEREGISTER;
-  }
-
-  @Override
-  public String relayPurgeInstances() {
-    return PURGE_INSTANCES;
-  }
-
-  @Override
-  public String opsListQuarantined() {
-    return LIST_QUARANTINED;
-  }
-
-  @Override
-  public String opsReplay() {
-    return REPLAY;
-  }
-
-  @Override
-  public String opsReplayAll() {
-    return REPLAY_ALL;
-  }
-
-  @Override
-  public String opsSkip() {
-    return SKIP;
-  }
-
-  @Override
-  public String opsBacklog() {
-    return BACKLOG;
-  }
-
-  @Override
-  public String opsPartitions() {
-    return PARTITIONS;
-  }
-
-  @Override
-  public String opsInstances() {
-    return INSTANCES;
-  }
-
-  @Override
-  public String retentionWatermark() {
-    return WATERMARK;
-  }
-
-  @Override
-  public String retentionCount() {
-    return RETENTION_COUNT;
-  }
-
-  @Override
-  public String retentionDelete() {
-    return RETENTION_DELETE;
   }
 
   @Override
@@ -598,11 +251,6 @@ public final class MariaDbDialect implements Dialect {
   @Override
   public String inboxRetentionDelete() {
     return INBOX_RETENTION_DELETE;
-  }
-
-  @Override
-  public String trailEvents() {
-    return TRAIL_EVENTS;
   }
 
   @Override

@@ -3,6 +3,9 @@ package io.tandem.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.tandem.core.ErrorClass;
+import io.tandem.core.Event;
+import io.tandem.core.EventHeaders;
 import io.tandem.testkit.DatabaseServer;
 import io.tandem.testkit.IsolatedDatabase;
 import java.sql.Connection;
@@ -11,6 +14,7 @@ import java.sql.ResultSet;
 import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -21,7 +25,6 @@ import java.util.Set;
 import java.util.TimeZone;
 import java.util.UUID;
 import javax.sql.DataSource;
-import org.assertj.core.api.AbstractLongAssert;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -115,111 +118,114 @@ abstract class DialectTest {
   @Test
   void everyStatementTakesItsDocumentedParametersAndReturnsItsDocumentedColumns()
       throws SQLException {
+    // Row ids well above the epochs (1) and versions used below, so that a statement binding one
+    // where the other goes cannot pass by coincidence.
+    for (int i = 0; i < 5; i++) {
+      insert(UUID.randomUUID(), "Filler", "f-" + i, 1, Instant.now());
+    }
+    clean();
     Instant occurred = Instant.parse("2026-03-29T01:30:00.123456Z");
     insert(EVENT, "Order", "o-1", 1, occurred);
     long rowId = longs("SELECT id FROM tandem_outbox").get(0);
+    assertThat(rowId).isGreaterThan(5);
     int partition = longs("SELECT partition_no FROM tandem_outbox").get(0).intValue();
     List<Integer> all = new ArrayList<>();
     for (int p = 0; p < Dialect.PARTITIONS; p++) {
       all.add(p);
     }
     try (Connection c = dataSource.getConnection()) {
-      update(c, dialect.relayHeartbeat(), "r1", "host-1");
-      update(c, dialect.relayHeartbeat(), "r1", "host-1");
-      assertCount(c, dialect.relayLiveInstances(), 60_000L).isEqualTo(1L);
-      assertThat(query(c, dialect.relayAcquireCandidates(), "partition_no", 64)).hasSize(64);
-      try (PreparedStatement ps = c.prepareStatement(dialect.relayAcquire())) {
-        ps.setString(1, "r1");
-        ps.setLong(2, 60_000);
-        dialect.bindList(c, ps, 3, all);
-        assertThat(ps.executeUpdate()).isEqualTo(64);
-      }
-      assertThat(update(c, dialect.relayRenew(), 60_000L, "r1")).isEqualTo(64);
-      assertThat(query(c, dialect.relayOwnedPartitions(), "partition_no", "r1"))
-          .hasSize(64)
-          .startsWith(0L);
-      assertThat(query(c, dialect.relayOwnedPartitions(), "epoch", "r1")).containsOnly(1L);
+      LeaseStatements leases = dialect.leases();
+      OutboxStatements outbox = dialect.outbox();
+      Duration minute = Duration.ofMinutes(1);
+      assertThat(leases.heartbeat(c, "r1", "host-1")).isPositive();
+      assertThat(leases.heartbeat(c, "r1", "host-1")).as("a refresh").isPositive();
+      assertThat(leases.liveInstances(c, minute)).isEqualTo(1L);
+      assertThat(leases.acquireCandidates(c, 64)).hasSize(64).startsWith(0);
+      assertThat(leases.acquire(c, "r1", minute, all)).isEqualTo(64);
+      assertThat(leases.acquireCandidates(c, 64)).as("all taken").isEmpty();
+      assertThat(leases.renew(c, "r1", minute)).isEqualTo(64);
+      assertThat(leases.renew(c, "r2", minute)).as("not the owner").isZero();
+      assertThat(leases.ownedPartitions(c, "r1")).hasSize(64).containsEntry(0, 1L);
+      assertThat(leases.ownedPartitions(c, "r1").values()).containsOnly(1L);
 
       // outbox: claim reads the event back exactly as appended
-      try (PreparedStatement ps = c.prepareStatement(dialect.outboxClaim())) {
-        dialect.bindList(c, ps, 1, all);
-        ps.setLong(2, 0);
-        ps.setLong(3, 0);
-        ps.setInt(4, 10);
-        try (ResultSet rs = ps.executeQuery()) {
-          assertLabels(
-              rs,
-              "id",
-              "event_id",
-              "aggregate_type",
-              "aggregate_id",
-              "aggregate_version",
-              "event_type",
-              "schema_version",
-              "payload",
-              "headers",
-              "occurred_at",
-              "attempts",
-              "partition_no");
-          assertThat(rs.next()).isTrue();
-          assertThat(rs.getObject("event_id", UUID.class)).isEqualTo(EVENT);
-          assertThat(dialect.readInstant(rs, "occurred_at")).isEqualTo(occurred);
-          assertThat(rs.getString("payload")).contains("\"orderId\"");
-          assertThat(rs.getString("headers")).contains("\"tenant\"");
-          assertThat(rs.getInt("partition_no")).isEqualTo(partition);
-          assertThat(rs.next()).isFalse();
-        }
-      }
-      try (PreparedStatement ps = c.prepareStatement(dialect.outboxClaim())) {
-        dialect.bindList(c, ps, 1, List.of());
-        ps.setLong(2, 0);
-        ps.setLong(3, 0);
-        ps.setInt(4, 10);
-        try (ResultSet rs = ps.executeQuery()) {
-          assertThat(rs.next()).as("no partitions, no rows").isFalse();
-        }
-      }
-      try (PreparedStatement ps = c.prepareStatement(dialect.outboxClaim())) {
-        dialect.bindList(c, ps, 1, all);
-        ps.setLong(2, rowId);
-        ps.setLong(3, rowId);
-        ps.setInt(4, 10);
-        try (ResultSet rs = ps.executeQuery()) {
-          assertThat(rs.next()).as("rows at or below the cursor are skipped").isFalse();
-        }
-      }
-      assertThat(update(c, dialect.outboxRetryLater(), 60_000L, "boom", "TIMEOUT", rowId, "r1", 1L))
+      outbox.claim(
+          c,
+          all,
+          0,
+          10,
+          rs -> {
+            assertLabels(
+                rs,
+                "id",
+                "event_id",
+                "aggregate_type",
+                "aggregate_id",
+                "aggregate_version",
+                "event_type",
+                "schema_version",
+                "payload",
+                "headers",
+                "occurred_at",
+                "attempts",
+                "partition_no");
+            assertThat(rs.next()).isTrue();
+            assertThat(rs.getObject("event_id", UUID.class)).isEqualTo(EVENT);
+            assertThat(dialect.readInstant(rs, "occurred_at")).isEqualTo(occurred);
+            assertThat(rs.getString("payload")).contains("\"orderId\"");
+            assertThat(rs.getString("headers")).contains("\"tenant\"");
+            assertThat(rs.getInt("partition_no")).isEqualTo(partition);
+            assertThat(rs.next()).isFalse();
+            return null;
+          });
+      assertThat(outbox.claim(c, List.of(), 0, 10, ResultSet::next))
+          .as("no partitions, no rows")
+          .isFalse();
+      assertThat(outbox.claim(c, all, rowId, 10, ResultSet::next))
+          .as("rows at or below the cursor are skipped")
+          .isFalse();
+      assertThat(outbox.retryLater(c, rowId, "r1", 1L, minute, ErrorClass.TIMEOUT, "boom"))
           .isEqualTo(1);
-      assertThat(update(c, dialect.outboxRetryLater(), 1L, "x", "TIMEOUT", rowId, "r1", 2L))
+      assertThat(
+              outbox.retryLater(c, rowId, "r1", 2L, Duration.ofMillis(1), ErrorClass.TIMEOUT, "x"))
           .as("a stale epoch is fenced")
           .isZero();
-      assertThat(update(c, dialect.outboxQuarantine(), "bad", "SERIALIZATION", rowId, "r1", 1L))
+      assertThat(outbox.quarantine(c, rowId, "r1", 1L, ErrorClass.SERIALIZATION, "bad"))
           .isEqualTo(1);
-      try (PreparedStatement ps = c.prepareStatement(dialect.opsListQuarantined())) {
-        ps.setInt(1, 10);
-        try (ResultSet rs = ps.executeQuery()) {
-          assertLabels(
-              rs,
-              "event_id",
-              "aggregate_type",
-              "aggregate_id",
-              "aggregate_version",
-              "event_type",
-              "attempts",
-              "error_class",
-              "last_error",
-              "quarantined_at",
-              "created_at");
-          assertThat(rs.next()).isTrue();
-          assertThat(rs.getInt("attempts")).isEqualTo(2);
-          assertThat(dialect.readInstant(rs, "quarantined_at")).isBetween(ago(60), inSeconds(60));
-          assertThat(dialect.readInstant(rs, "created_at")).isBetween(ago(60), inSeconds(60));
-        }
-      }
-      assertThat(update(c, dialect.opsReplay(), EVENT)).isEqualTo(1);
-      assertThat(update(c, dialect.outboxQuarantine(), "bad", "SERIALIZATION", rowId, "r1", 1L))
+      OperationStatements ops = dialect.operations();
+      ops.listQuarantined(
+          c,
+          10,
+          rs -> {
+            assertLabels(
+                rs,
+                "event_id",
+                "aggregate_type",
+                "aggregate_id",
+                "aggregate_version",
+                "event_type",
+                "attempts",
+                "error_class",
+                "last_error",
+                "quarantined_at",
+                "created_at");
+            assertThat(rs.next()).isTrue();
+            assertThat(rs.getInt("attempts")).isEqualTo(2);
+            assertThat(dialect.readInstant(rs, "quarantined_at")).isBetween(ago(60), inSeconds(60));
+            assertThat(dialect.readInstant(rs, "created_at")).isBetween(ago(60), inSeconds(60));
+            assertThat(rs.next()).isFalse();
+            return null;
+          });
+      assertThat(ops.listQuarantined(c, 10, ResultSet::next)).isTrue();
+      assertThat(ops.replay(c, EVENT)).isEqualTo(1);
+      assertThat(ops.replay(c, EVENT)).as("not quarantined any more").isZero();
+      assertThat(ops.listQuarantined(c, 10, ResultSet::next)).isFalse();
+      assertThat(outbox.quarantine(c, rowId, "r1", 1L, ErrorClass.SERIALIZATION, "bad"))
           .isEqualTo(1);
-      assertThat(update(c, dialect.opsReplayAll())).isEqualTo(1);
+      assertThat(outbox.quarantine(c, rowId, "r2", 1L, ErrorClass.SERIALIZATION, "bad"))
+          .as("not the owner")
+          .isZero();
+      assertThat(ops.replayAll(c)).isEqualTo(1);
 
       // mark published: fenced by owner, epoch (aligned with its partition) and live lease
       assertThat(markPublished(c, "r2", List.of(partition), List.of(1L), rowId))
@@ -236,52 +242,99 @@ abstract class DialectTest {
       insert(UUID.randomUUID(), "Order", "o-1", 2, occurred);
       UUID skipped = UUID.randomUUID();
       insert(skipped, "Order", "o-1", 3, occurred);
-      assertThat(update(c, dialect.opsSkip(), "superseded", skipped)).isEqualTo(1);
+      assertThat(ops.skip(c, skipped, "superseded")).isEqualTo(1);
+      assertThat(ops.skip(c, skipped, "again")).as("skipped already").isZero();
+      assertThat(strings("SELECT skip_reason FROM tandem_outbox WHERE skip_reason IS NOT NULL"))
+          .containsExactly("superseded");
+      assertThat(ops.pending(c)).isEqualTo(1);
+      List<UUID> eventIds =
+          ops.eventIds(
+              c,
+              rs -> {
+                List<UUID> ids = new ArrayList<>();
+                while (rs.next()) {
+                  ids.add(rs.getObject("event_id", UUID.class));
+                }
+                return ids;
+              });
+      assertThat(eventIds).hasSize(3).startsWith(EVENT).endsWith(skipped);
+      String byRelay =
+          ops.publishedByRelay(
+              c,
+              rs -> {
+                assertLabels(rs, "published_by", "published");
+                assertThat(rs.next()).isTrue();
+                return rs.getString("published_by") + "=" + rs.getLong("published");
+              });
+      assertThat(byRelay).isEqualTo("r1=1");
+      Integer newest =
+          ops.newestPublished(
+              c,
+              5,
+              rs -> {
+                assertLabels(rs, "created_at", "published_at");
+                int rows = 0;
+                while (rs.next()) {
+                  rows++;
+                }
+                return rows;
+              });
+      assertThat(newest).isEqualTo(1);
 
-      try (PreparedStatement ps = c.prepareStatement(dialect.opsBacklog());
-          ResultSet rs = ps.executeQuery()) {
-        assertLabels(rs, "pending", "oldest_pending_age_ms", "quarantined", "skipped", "published");
-        assertThat(rs.next()).isTrue();
-        assertThat(rs.getLong("pending")).isEqualTo(1);
-        assertThat(rs.getLong("oldest_pending_age_ms")).isBetween(0L, 60_000L);
-        assertThat(rs.getLong("quarantined")).isZero();
-        assertThat(rs.getLong("skipped")).isEqualTo(1);
-        assertThat(rs.getLong("published")).isEqualTo(1);
-      }
-      try (PreparedStatement ps = c.prepareStatement(dialect.opsPartitions());
-          ResultSet rs = ps.executeQuery()) {
-        assertLabels(rs, "partition_no", "owner", "epoch", "lease_remaining_ms", "pending");
-        long pending = 0;
-        while (rs.next()) {
-          assertThat(rs.getString("owner")).isEqualTo("r1");
-          assertThat(rs.getLong("lease_remaining_ms")).isBetween(1L, 60_000L);
-          pending += rs.getLong("pending");
-        }
-        assertThat(pending).isEqualTo(1);
-      }
-      try (PreparedStatement ps = c.prepareStatement(dialect.opsInstances());
-          ResultSet rs = ps.executeQuery()) {
-        assertLabels(rs, "relay_id", "host", "started_at", "heartbeat_age_ms");
-        assertThat(rs.next()).isTrue();
-        assertThat(rs.getString("relay_id")).isEqualTo("r1");
-        assertThat(dialect.readInstant(rs, "started_at")).isBetween(ago(60), inSeconds(60));
-        assertThat(rs.getLong("heartbeat_age_ms")).isBetween(0L, 60_000L);
-      }
+      ops.backlog(
+          c,
+          rs -> {
+            assertLabels(
+                rs, "pending", "oldest_pending_age_ms", "quarantined", "skipped", "published");
+            assertThat(rs.next()).isTrue();
+            assertThat(rs.getLong("pending")).isEqualTo(1);
+            assertThat(rs.getLong("oldest_pending_age_ms")).isBetween(0L, 60_000L);
+            assertThat(rs.getLong("quarantined")).isZero();
+            assertThat(rs.getLong("skipped")).isEqualTo(1);
+            assertThat(rs.getLong("published")).isEqualTo(1);
+            return null;
+          });
+      ops.partitions(
+          c,
+          rs -> {
+            assertLabels(rs, "partition_no", "owner", "epoch", "lease_remaining_ms", "pending");
+            long pending = 0;
+            while (rs.next()) {
+              assertThat(rs.getString("owner")).isEqualTo("r1");
+              assertThat(rs.getLong("lease_remaining_ms")).isBetween(1L, 60_000L);
+              pending += rs.getLong("pending");
+            }
+            assertThat(pending).isEqualTo(1);
+            return null;
+          });
+      ops.instances(
+          c,
+          rs -> {
+            assertLabels(rs, "relay_id", "host", "started_at", "heartbeat_age_ms");
+            assertThat(rs.next()).isTrue();
+            assertThat(rs.getString("relay_id")).isEqualTo("r1");
+            assertThat(dialect.readInstant(rs, "started_at")).isBetween(ago(60), inSeconds(60));
+            assertThat(rs.getLong("heartbeat_age_ms")).isBetween(0L, 60_000L);
+            return null;
+          });
 
       // retention: the pending row (version 2) holds the watermark
-      long watermark = longs(dialect.retentionWatermark()).get(0);
+      long watermark = ops.retentionWatermark(c);
       assertThat(watermark).isEqualTo(rowId + 1);
-      assertCount(c, dialect.retentionCount(), 0L, watermark).isEqualTo(1L);
-      assertThat(update(c, dialect.retentionDelete(), 60_000L, watermark, 10)).isZero();
-      assertThat(update(c, dialect.retentionDelete(), 0L, watermark, 10)).isEqualTo(1);
+      assertThat(ops.retentionCount(c, Duration.ZERO, watermark)).isEqualTo(1L);
+      assertThat(ops.retentionCount(c, Duration.ZERO, rowId)).as("below the watermark").isZero();
+      assertThat(ops.retentionDelete(c, minute, watermark, 10)).isZero();
+      assertThat(ops.retentionDelete(c, Duration.ZERO, watermark, 10)).isEqualTo(1);
+      assertThat(ops.retentionCount(c, Duration.ZERO, watermark)).isZero();
 
-      try (PreparedStatement ps = c.prepareStatement(dialect.relayRelease())) {
-        ps.setString(1, "r1");
-        dialect.bindList(c, ps, 2, List.of(0, 1, 2));
-        assertThat(ps.executeUpdate()).isEqualTo(3);
-      }
-      assertThat(update(c, dialect.relayPurgeInstances(), 60_000L)).isZero();
-      assertThat(update(c, dialect.relayDeregister(), "r1")).isEqualTo(1);
+      assertThat(leases.release(c, "r2", List.of(0, 1, 2))).as("not the owner").isZero();
+      assertThat(leases.release(c, "r1", List.of(0, 1, 2))).isEqualTo(3);
+      assertThat(leases.ownedPartitions(c, "r1")).hasSize(61).doesNotContainKey(0);
+      assertThat(leases.purgeInstances(c, minute)).isZero();
+      assertThat(leases.purgeInstances(c, Duration.ZERO)).as("silent for longer than 0").isOne();
+      assertThat(leases.heartbeat(c, "r1", "host-1")).isPositive();
+      assertThat(leases.deregister(c, "r1")).isEqualTo(1);
+      assertThat(leases.liveInstances(c, minute)).isZero();
     }
   }
 
@@ -454,30 +507,26 @@ abstract class DialectTest {
   private int markPublished(
       Connection c, String owner, List<Integer> partitions, List<Long> epochs, long rowId)
       throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(dialect.outboxMarkPublished())) {
-      ps.setString(1, "r1");
-      dialect.bindList(c, ps, 2, partitions);
-      dialect.bindList(c, ps, 3, epochs);
-      dialect.bindList(c, ps, 4, List.of(rowId));
-      ps.setString(5, owner);
-      return ps.executeUpdate();
+    Map<Integer, Long> owned = new LinkedHashMap<>();
+    for (int i = 0; i < partitions.size(); i++) {
+      owned.put(partitions.get(i), epochs.get(i));
     }
+    return dialect.outbox().markPublished(c, owner, owned, List.of(rowId));
   }
 
   void insert(UUID eventId, String type, String id, long version, Instant occurred)
       throws SQLException {
-    try (Connection c = dataSource.getConnection();
-        PreparedStatement ps = c.prepareStatement(dialect.outboxInsert())) {
-      ps.setObject(1, eventId);
-      ps.setString(2, type);
-      ps.setString(3, id);
-      ps.setLong(4, version);
-      ps.setString(5, "OrderConfirmed");
-      ps.setInt(6, 1);
-      ps.setString(7, "{\"orderId\": \"" + id + "\"}");
-      ps.setString(8, "{\"tenant\": \"acme\"}");
-      dialect.bindInstant(ps, 9, occurred);
-      ps.executeUpdate();
+    Event event =
+        Event.builder()
+            .eventId(eventId)
+            .aggregate(type, id, version)
+            .eventType("OrderConfirmed")
+            .payload("{\"orderId\": \"" + id + "\"}")
+            .headers(EventHeaders.of(Map.of("tenant", "acme")))
+            .occurredAt(occurred)
+            .build();
+    try (Connection c = dataSource.getConnection()) {
+      dialect.outbox().insert(c, List.of(event));
     }
   }
 
@@ -496,28 +545,6 @@ abstract class DialectTest {
       actual.add(md.getColumnLabel(i).toLowerCase(Locale.ROOT));
     }
     assertThat(actual).containsExactly(labels);
-  }
-
-  private static AbstractLongAssert<?> assertCount(Connection c, String sql, Object... params)
-      throws SQLException {
-    try (PreparedStatement ps = prepare(c, sql, params);
-        ResultSet rs = ps.executeQuery()) {
-      assertThat(rs.next()).isTrue();
-      assertThat(rs.getMetaData().getColumnLabel(1)).isEqualToIgnoringCase("count");
-      return assertThat(rs.getLong(1));
-    }
-  }
-
-  private static List<Long> query(Connection c, String sql, String column, Object... params)
-      throws SQLException {
-    List<Long> values = new ArrayList<>();
-    try (PreparedStatement ps = prepare(c, sql, params);
-        ResultSet rs = ps.executeQuery()) {
-      while (rs.next()) {
-        values.add(rs.getLong(column));
-      }
-    }
-    return values;
   }
 
   private static int update(Connection c, String sql, Object... params) throws SQLException {

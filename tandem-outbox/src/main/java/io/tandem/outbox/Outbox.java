@@ -7,7 +7,6 @@ import io.tandem.core.Tracing;
 import io.tandem.jdbc.Dialect;
 import io.tandem.jdbc.JdbcException;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -78,26 +77,8 @@ public final class Outbox {
     requireOpenTransaction(connection);
     Dialect d = dialect != null ? dialect : Dialect.of(connection);
     events = withTraceContext(events);
-    try (PreparedStatement ps = connection.prepareStatement(d.outboxInsert())) {
-      for (Event e : events) {
-        ps.setObject(1, e.eventId());
-        ps.setString(2, e.aggregateType());
-        ps.setString(3, e.aggregateId());
-        ps.setLong(4, e.aggregateVersion());
-        ps.setString(5, e.eventType());
-        ps.setInt(6, e.schemaVersion());
-        ps.setString(7, e.payload());
-        ps.setString(8, e.headers().toJson());
-        d.bindInstant(ps, 9, e.occurredAt());
-        if (events.size() > 1) {
-          ps.addBatch();
-        }
-      }
-      if (events.size() > 1) {
-        ps.executeBatch();
-      } else if (events.size() == 1) {
-        ps.executeUpdate();
-      }
+    try {
+      d.outbox().insert(connection, events);
     } catch (SQLException e) {
       SQLException cause = e.getNextException() != null ? e.getNextException() : e;
       if (d.isUniqueViolation(cause)) {

@@ -3,8 +3,8 @@ package io.tandem.outbox;
 import io.tandem.core.TandemException;
 import io.tandem.jdbc.Dialect;
 import io.tandem.jdbc.JdbcException;
+import io.tandem.jdbc.OperationStatements;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -35,10 +35,12 @@ import javax.sql.DataSource;
 public final class OutboxOperations {
   private final DataSource dataSource;
   private final Dialect dialect;
+  private final OperationStatements statements;
 
   private OutboxOperations(DataSource dataSource, Dialect dialect) {
     this.dataSource = dataSource;
     this.dialect = dialect;
+    this.statements = dialect.operations();
   }
 
   public static OutboxOperations create(DataSource dataSource) {
@@ -54,28 +56,28 @@ public final class OutboxOperations {
     if (limit < 1 || limit > 10_000) {
       throw new IllegalArgumentException("limit must be between 1 and 10000, was " + limit);
     }
-    List<QuarantinedEvent> result = new ArrayList<>();
-    try (Connection c = dataSource.getConnection();
-        PreparedStatement ps = c.prepareStatement(dialect.opsListQuarantined())) {
-      ps.setInt(1, limit);
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          result.add(
-              new QuarantinedEvent(
-                  rs.getObject("event_id", UUID.class),
-                  rs.getString("aggregate_type"),
-                  rs.getString("aggregate_id"),
-                  rs.getLong("aggregate_version"),
-                  rs.getString("event_type"),
-                  rs.getInt("attempts"),
-                  rs.getString("error_class"),
-                  rs.getString("last_error"),
-                  dialect.readInstant(rs, "quarantined_at"),
-                  dialect.readInstant(rs, "created_at")));
-        }
-      }
+    try (Connection c = dataSource.getConnection()) {
+      return statements.listQuarantined(c, limit, this::quarantined);
     } catch (SQLException e) {
       throw new JdbcException("listing quarantined events failed", e);
+    }
+  }
+
+  private List<QuarantinedEvent> quarantined(ResultSet rs) throws SQLException {
+    List<QuarantinedEvent> result = new ArrayList<>();
+    while (rs.next()) {
+      result.add(
+          new QuarantinedEvent(
+              rs.getObject("event_id", UUID.class),
+              rs.getString("aggregate_type"),
+              rs.getString("aggregate_id"),
+              rs.getLong("aggregate_version"),
+              rs.getString("event_type"),
+              rs.getInt("attempts"),
+              rs.getString("error_class"),
+              rs.getString("last_error"),
+              dialect.readInstant(rs, "quarantined_at"),
+              dialect.readInstant(rs, "created_at")));
     }
     return result;
   }
@@ -87,7 +89,7 @@ public final class OutboxOperations {
    * @throws TandemException when no quarantined event has this id
    */
   public void replay(UUID eventId) {
-    int n = update(dialect.opsReplay(), "replaying event " + eventId, eventId);
+    int n = update("replaying event " + eventId, c -> statements.replay(c, eventId));
     if (n == 0) {
       throw new TandemException(
           "event "
@@ -99,7 +101,7 @@ public final class OutboxOperations {
 
   /** Puts every quarantined event back to pending; returns how many. */
   public int replayAll() {
-    return update(dialect.opsReplayAll(), "replaying all quarantined events");
+    return update("replaying all quarantined events", statements::replayAll);
   }
 
   /**
@@ -115,7 +117,7 @@ public final class OutboxOperations {
       throw new IllegalArgumentException(
           "a reason is required to skip event " + eventId + " (it is kept for review)");
     }
-    int n = update(dialect.opsSkip(), "skipping event " + eventId, reason, eventId);
+    int n = update("skipping event " + eventId, c -> statements.skip(c, eventId, reason));
     if (n == 0) {
       throw new TandemException(
           "event "
@@ -131,14 +133,16 @@ public final class OutboxOperations {
    * InboxOperations#processedEventIds}). Reads the whole table; not for large production outboxes.
    */
   public Set<UUID> eventIds() {
-    Set<UUID> ids = new HashSet<>();
-    try (Connection c = dataSource.getConnection();
-        PreparedStatement ps = c.prepareStatement(dialect.opsEventIds());
-        ResultSet rs = ps.executeQuery()) {
-      while (rs.next()) {
-        ids.add(rs.getObject("event_id", UUID.class));
-      }
-      return ids;
+    try (Connection c = dataSource.getConnection()) {
+      return statements.eventIds(
+          c,
+          rs -> {
+            Set<UUID> ids = new HashSet<>();
+            while (rs.next()) {
+              ids.add(rs.getObject("event_id", UUID.class));
+            }
+            return ids;
+          });
     } catch (SQLException e) {
       throw new JdbcException("reading the outbox's event ids failed", e);
     }
@@ -147,52 +151,61 @@ public final class OutboxOperations {
   /** Backlog, quarantine, partition ownership and relay instances, read in one go. */
   public OutboxStatus status() {
     try (Connection c = dataSource.getConnection()) {
-      long pending;
-      Duration oldest;
-      long quarantined;
-      long skipped;
-      long published;
-      try (PreparedStatement ps = c.prepareStatement(dialect.opsBacklog());
-          ResultSet rs = ps.executeQuery()) {
-        rs.next();
-        pending = rs.getLong("pending");
-        oldest = Duration.ofMillis(Math.max(0, rs.getLong("oldest_pending_age_ms")));
-        quarantined = rs.getLong("quarantined");
-        skipped = rs.getLong("skipped");
-        published = rs.getLong("published");
-      }
-      List<OutboxStatus.Partition> partitions = new ArrayList<>();
-      try (PreparedStatement ps = c.prepareStatement(dialect.opsPartitions());
-          ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          long remaining = rs.getLong("lease_remaining_ms");
-          boolean free = rs.wasNull();
-          partitions.add(
-              new OutboxStatus.Partition(
-                  rs.getInt("partition_no"),
-                  rs.getString("owner"),
-                  rs.getLong("epoch"),
-                  free ? null : Duration.ofMillis(remaining),
-                  rs.getLong("pending")));
-        }
-      }
-      List<OutboxStatus.Instance> instances = new ArrayList<>();
-      try (PreparedStatement ps = c.prepareStatement(dialect.opsInstances());
-          ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          instances.add(
-              new OutboxStatus.Instance(
-                  rs.getString("relay_id"),
-                  rs.getString("host"),
-                  dialect.readInstant(rs, "started_at"),
-                  Duration.ofMillis(rs.getLong("heartbeat_age_ms"))));
-        }
-      }
+      long[] backlog =
+          statements.backlog(
+              c,
+              rs -> {
+                rs.next();
+                return new long[] {
+                  rs.getLong("pending"),
+                  Math.max(0, rs.getLong("oldest_pending_age_ms")),
+                  rs.getLong("quarantined"),
+                  rs.getLong("skipped"),
+                  rs.getLong("published")
+                };
+              });
+      List<OutboxStatus.Partition> partitions = statements.partitions(c, this::partitions);
+      List<OutboxStatus.Instance> instances = statements.instances(c, this::instances);
       return new OutboxStatus(
-          pending, oldest, quarantined, skipped, published, partitions, instances);
+          backlog[0],
+          Duration.ofMillis(backlog[1]),
+          backlog[2],
+          backlog[3],
+          backlog[4],
+          partitions,
+          instances);
     } catch (SQLException e) {
       throw new JdbcException("reading the outbox status failed", e);
     }
+  }
+
+  private List<OutboxStatus.Partition> partitions(ResultSet rs) throws SQLException {
+    List<OutboxStatus.Partition> partitions = new ArrayList<>();
+    while (rs.next()) {
+      long remaining = rs.getLong("lease_remaining_ms");
+      boolean free = rs.wasNull();
+      partitions.add(
+          new OutboxStatus.Partition(
+              rs.getInt("partition_no"),
+              rs.getString("owner"),
+              rs.getLong("epoch"),
+              free ? null : Duration.ofMillis(remaining),
+              rs.getLong("pending")));
+    }
+    return partitions;
+  }
+
+  private List<OutboxStatus.Instance> instances(ResultSet rs) throws SQLException {
+    List<OutboxStatus.Instance> instances = new ArrayList<>();
+    while (rs.next()) {
+      instances.add(
+          new OutboxStatus.Instance(
+              rs.getString("relay_id"),
+              rs.getString("host"),
+              dialect.readInstant(rs, "started_at"),
+              Duration.ofMillis(rs.getLong("heartbeat_age_ms"))));
+    }
+    return instances;
   }
 
   /**
@@ -200,11 +213,8 @@ public final class OutboxOperations {
    * {@link #status()}, for a tool that waits for a relay to drain the outbox.
    */
   public long pending() {
-    try (Connection c = dataSource.getConnection();
-        PreparedStatement ps = c.prepareStatement(dialect.opsPending());
-        ResultSet rs = ps.executeQuery()) {
-      rs.next();
-      return rs.getLong(1);
+    try (Connection c = dataSource.getConnection()) {
+      return statements.pending(c);
     } catch (SQLException e) {
       throw new JdbcException("counting the pending events failed", e);
     }
@@ -215,14 +225,16 @@ public final class OutboxOperations {
    * rows retention has not removed yet: how the work spread over the instances.
    */
   public Map<String, Long> publishedByRelay() {
-    try (Connection c = dataSource.getConnection();
-        PreparedStatement ps = c.prepareStatement(dialect.opsPublishedByRelay());
-        ResultSet rs = ps.executeQuery()) {
-      Map<String, Long> counts = new LinkedHashMap<>();
-      while (rs.next()) {
-        counts.put(rs.getString("published_by"), rs.getLong("published"));
-      }
-      return counts;
+    try (Connection c = dataSource.getConnection()) {
+      return statements.publishedByRelay(
+          c,
+          rs -> {
+            Map<String, Long> counts = new LinkedHashMap<>();
+            while (rs.next()) {
+              counts.put(rs.getString("published_by"), rs.getLong("published"));
+            }
+            return counts;
+          });
     } catch (SQLException e) {
       throw new JdbcException("reading the published events per relay failed", e);
     }
@@ -237,32 +249,34 @@ public final class OutboxOperations {
     if (newest < 1) {
       throw new IllegalArgumentException("newest must be at least 1, was " + newest);
     }
-    try (Connection c = dataSource.getConnection();
-        PreparedStatement ps = c.prepareStatement(dialect.opsNewestPublished())) {
-      ps.setInt(1, newest);
-      List<Duration> delays = new ArrayList<>(newest);
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          delays.add(
-              Duration.between(
-                  dialect.readInstant(rs, "created_at"), dialect.readInstant(rs, "published_at")));
-        }
-      }
-      return delays;
+    try (Connection c = dataSource.getConnection()) {
+      return statements.newestPublished(
+          c,
+          newest,
+          rs -> {
+            List<Duration> delays = new ArrayList<>(newest);
+            while (rs.next()) {
+              delays.add(
+                  Duration.between(
+                      dialect.readInstant(rs, "created_at"),
+                      dialect.readInstant(rs, "published_at")));
+            }
+            return delays;
+          });
     } catch (SQLException e) {
       throw new JdbcException("reading the publish delays failed", e);
     }
   }
 
-  private int update(String sql, String what, Object... params) {
-    try (Connection c = dataSource.getConnection();
-        PreparedStatement ps = c.prepareStatement(sql)) {
-      for (int i = 0; i < params.length; i++) {
-        ps.setObject(i + 1, params[i]);
-      }
-      return ps.executeUpdate();
+  private int update(String what, Update update) {
+    try (Connection c = dataSource.getConnection()) {
+      return update.run(c);
     } catch (SQLException e) {
       throw new JdbcException(what + " failed", e);
     }
+  }
+
+  private interface Update {
+    int run(Connection c) throws SQLException;
   }
 }

@@ -3,8 +3,6 @@ package io.tandem.outbox;
 import io.tandem.jdbc.Dialect;
 import io.tandem.jdbc.JdbcException;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Objects;
@@ -62,14 +60,8 @@ public final class OutboxRetention {
   public RetentionResult dryRun() {
     try (Connection c = dataSource.getConnection()) {
       long watermark = watermark(c);
-      try (PreparedStatement ps = c.prepareStatement(dialect.retentionCount())) {
-        ps.setLong(1, retention.toMillis());
-        ps.setLong(2, watermark);
-        try (ResultSet rs = ps.executeQuery()) {
-          rs.next();
-          return new RetentionResult(true, rs.getLong(1), watermark, 0);
-        }
-      }
+      long count = dialect.operations().retentionCount(c, retention, watermark);
+      return new RetentionResult(true, count, watermark, 0);
     } catch (SQLException e) {
       throw new JdbcException("outbox retention dry run failed", e);
     }
@@ -91,18 +83,13 @@ public final class OutboxRetention {
     long watermark;
     try (Connection c = dataSource.getConnection()) {
       watermark = watermark(c);
-      try (PreparedStatement ps = c.prepareStatement(dialect.retentionDelete())) {
-        while (batches < maxBatches) {
-          ps.setLong(1, retention.toMillis());
-          ps.setLong(2, watermark);
-          ps.setInt(3, batchSize);
-          int n = ps.executeUpdate();
-          batches++;
-          deleted += n;
-          afterBatch.accept(deleted);
-          if (n < batchSize) {
-            break;
-          }
+      while (batches < maxBatches) {
+        int n = dialect.operations().retentionDelete(c, retention, watermark, batchSize);
+        batches++;
+        deleted += n;
+        afterBatch.accept(deleted);
+        if (n < batchSize) {
+          break;
         }
       }
     } catch (SQLException e) {
@@ -118,11 +105,7 @@ public final class OutboxRetention {
   }
 
   private long watermark(Connection c) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(dialect.retentionWatermark());
-        ResultSet rs = ps.executeQuery()) {
-      rs.next();
-      return rs.getLong(1);
-    }
+    return dialect.operations().retentionWatermark(c);
   }
 
   /**

@@ -7,8 +7,7 @@ import io.micrometer.core.instrument.Tags;
 import io.tandem.jdbc.Dialect;
 import io.tandem.jdbc.JdbcException;
 import io.tandem.jdbc.Transactions;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
+import io.tandem.saga.internal.SagaRows;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
@@ -126,21 +125,21 @@ public final class SagaMetrics implements AutoCloseable {
     try {
       return Transactions.inTransaction(
           dataSource,
-          conn -> {
-            List<Group> out = new ArrayList<>();
-            try (PreparedStatement ps = conn.prepareStatement(dialect.sagaCounts());
-                ResultSet rs = ps.executeQuery()) {
-              while (rs.next()) {
-                out.add(
-                    new Group(
-                        rs.getString("saga_type"),
-                        SagaStatus.valueOf(rs.getString("status")),
-                        rs.getLong("instances"),
-                        dialect.readInstant(rs, "oldest_update")));
-              }
-            }
-            return out;
-          });
+          conn ->
+              SagaRows.counts(
+                  conn,
+                  rs -> {
+                    List<Group> out = new ArrayList<>();
+                    while (rs.next()) {
+                      out.add(
+                          new Group(
+                              rs.getString("saga_type"),
+                              SagaStatus.valueOf(rs.getString("status")),
+                              rs.getLong("instances"),
+                              dialect.readInstant(rs, "oldest_update")));
+                    }
+                    return out;
+                  }));
     } catch (SQLException e) {
       throw new JdbcException("counting sagas failed", e);
     }

@@ -9,8 +9,6 @@ import io.tandem.saga.internal.SagaRow;
 import io.tandem.saga.internal.SagaRows;
 import io.tandem.saga.internal.StepLog;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
@@ -94,15 +92,17 @@ public final class SagaQueries {
     for (SagaStatus s : SagaStatus.values()) {
       counts.put(s, 0L);
     }
-    try (Connection c = dataSource.getConnection();
-        PreparedStatement ps = c.prepareStatement(dialect.sagaCounts());
-        ResultSet rs = ps.executeQuery()) {
-      while (rs.next()) {
-        if (sagaType.equals(rs.getString("saga_type"))) {
-          counts.put(SagaStatus.valueOf(rs.getString("status")), rs.getLong("instances"));
-        }
-      }
-      return counts;
+    try (Connection c = dataSource.getConnection()) {
+      return SagaRows.counts(
+          c,
+          rs -> {
+            while (rs.next()) {
+              if (sagaType.equals(rs.getString("saga_type"))) {
+                counts.put(SagaStatus.valueOf(rs.getString("status")), rs.getLong("instances"));
+              }
+            }
+            return counts;
+          });
     } catch (SQLException e) {
       throw new JdbcException("counting the " + sagaType + " sagas failed", e);
     }

@@ -58,6 +58,13 @@ import javax.sql.DataSource;
  * thread-safe.
  */
 public final class SagaTrail {
+  private static final String TRAIL_CONSUMERS =
+      """
+      SELECT consumer, processed_at FROM tandem_inbox
+       WHERE event_id = ?
+       ORDER BY processed_at, consumer
+      """;
+
   private static final Pattern SERVICE_NAME = Pattern.compile("[A-Za-z0-9._:-]{1,100}");
 
   private record Service(String name, DataSource dataSource) {}
@@ -171,27 +178,28 @@ public final class SagaTrail {
 
   private static List<TrailEntry> events(
       Service s, Connection conn, Dialect d, String correlationId) throws SQLException {
-    List<TrailEntry> events = new ArrayList<>();
-    try (PreparedStatement ps = conn.prepareStatement(d.trailEvents())) {
-      ps.setString(1, correlationId);
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          events.add(
-              new TrailEntry(
-                  rs.getObject("event_id", UUID.class),
-                  s.name(),
-                  rs.getLong("id"),
-                  rs.getString("aggregate_type"),
-                  rs.getString("aggregate_id"),
-                  rs.getLong("aggregate_version"),
-                  rs.getString("event_type"),
-                  d.readInstant(rs, "occurred_at"),
-                  d.readInstant(rs, "published_at"),
-                  List.of()));
-        }
-      }
-    }
-    return events;
+    return d.operations()
+        .eventsByCorrelationId(
+            conn,
+            correlationId,
+            rs -> {
+              List<TrailEntry> events = new ArrayList<>();
+              while (rs.next()) {
+                events.add(
+                    new TrailEntry(
+                        rs.getObject("event_id", UUID.class),
+                        s.name(),
+                        rs.getLong("id"),
+                        rs.getString("aggregate_type"),
+                        rs.getString("aggregate_id"),
+                        rs.getLong("aggregate_version"),
+                        rs.getString("event_type"),
+                        d.readInstant(rs, "occurred_at"),
+                        d.readInstant(rs, "published_at"),
+                        List.of()));
+              }
+              return events;
+            });
   }
 
   private static Void consumers(
@@ -201,7 +209,7 @@ public final class SagaTrail {
       List<TrailEntry> events,
       Map<UUID, List<Consumption>> consumed)
       throws SQLException {
-    try (PreparedStatement ps = conn.prepareStatement(d.trailConsumers())) {
+    try (PreparedStatement ps = conn.prepareStatement(TRAIL_CONSUMERS)) {
       for (TrailEntry e : events) {
         ps.setObject(1, e.eventId());
         try (ResultSet rs = ps.executeQuery()) {

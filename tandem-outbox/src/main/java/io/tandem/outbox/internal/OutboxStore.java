@@ -5,14 +5,11 @@ import io.tandem.jdbc.Dialect;
 import io.tandem.jdbc.JdbcException;
 import io.tandem.jdbc.Transactions;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import javax.sql.DataSource;
 
 /**
@@ -38,35 +35,34 @@ public final class OutboxStore {
    * cursor}, in row order: the events, and apart the rows that do not hold a valid event.
    */
   public ClaimedBatch claim(OwnedPartitions partitions, long cursor, int batchSize) {
-    try (Connection c = dataSource.getConnection();
-        PreparedStatement ps = c.prepareStatement(dialect.outboxClaim())) {
-      dialect.bindList(c, ps, 1, partitions.epochs().keySet());
-      ps.setLong(2, cursor);
-      ps.setLong(3, cursor);
-      ps.setInt(4, batchSize);
-      List<ClaimedEvent> events = new ArrayList<>(batchSize);
-      List<UndecodableRow> undecodable = List.of();
-      int rows = 0;
-      long last = 0;
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          ClaimedRow row = decoder.decode(rs);
-          rows++;
-          last = row.rowId();
-          if (row instanceof ClaimedEvent event) {
-            events.add(event);
-          } else {
-            if (undecodable.isEmpty()) {
-              undecodable = new ArrayList<>();
-            }
-            undecodable.add((UndecodableRow) row);
-          }
-        }
-      }
-      return rows == 0 ? ClaimedBatch.EMPTY : new ClaimedBatch(events, undecodable, rows, last);
+    try (Connection c = dataSource.getConnection()) {
+      return dialect
+          .outbox()
+          .claim(c, partitions.epochs().keySet(), cursor, batchSize, rs -> read(rs, batchSize));
     } catch (SQLException e) {
       throw new JdbcException("reading due outbox events failed", e);
     }
+  }
+
+  private ClaimedBatch read(ResultSet rs, int batchSize) throws SQLException {
+    List<ClaimedEvent> events = new ArrayList<>(batchSize);
+    List<UndecodableRow> undecodable = List.of();
+    int rows = 0;
+    long last = 0;
+    while (rs.next()) {
+      ClaimedRow row = decoder.decode(rs);
+      rows++;
+      last = row.rowId();
+      if (row instanceof ClaimedEvent event) {
+        events.add(event);
+      } else {
+        if (undecodable.isEmpty()) {
+          undecodable = new ArrayList<>();
+        }
+        undecodable.add((UndecodableRow) row);
+      }
+    }
+    return rows == 0 ? ClaimedBatch.EMPTY : new ClaimedBatch(events, undecodable, rows, last);
   }
 
   /**
@@ -78,7 +74,7 @@ public final class OutboxStore {
   public int record(
       String relayId, OwnedPartitions owned, List<Long> acknowledged, List<Failure> failures) {
     try {
-      if (failures.isEmpty() && dialect.outboxMarkPublishedStandsAlone()) {
+      if (failures.isEmpty() && dialect.outbox().markPublishedStandsAlone()) {
         if (acknowledged.isEmpty()) {
           return 0;
         }
@@ -95,12 +91,7 @@ public final class OutboxStore {
           dataSource,
           dialect.relayIsolation(),
           conn -> {
-            Optional<String> preamble = dialect.relayRecordPreamble();
-            if (preamble.isPresent()) {
-              try (Statement s = conn.createStatement()) {
-                s.execute(preamble.get());
-              }
-            }
+            dialect.outbox().relaxCommit(conn);
             int marked =
                 acknowledged.isEmpty() ? 0 : markPublished(conn, relayId, owned, acknowledged);
             for (Failure f : failures) {
@@ -116,14 +107,7 @@ public final class OutboxStore {
   private int markPublished(
       Connection conn, String relayId, OwnedPartitions owned, List<Long> rowIds)
       throws SQLException {
-    try (PreparedStatement ps = conn.prepareStatement(dialect.outboxMarkPublished())) {
-      ps.setString(1, relayId);
-      dialect.bindList(conn, ps, 2, owned.epochs().keySet());
-      dialect.bindList(conn, ps, 3, owned.epochs().values());
-      dialect.bindList(conn, ps, 4, rowIds);
-      ps.setString(5, relayId);
-      return ps.executeUpdate();
-    }
+    return dialect.outbox().markPublished(conn, relayId, owned.epochs(), rowIds);
   }
 
   private void fail(Connection conn, String relayId, OwnedPartitions owned, Failure f)
@@ -134,24 +118,11 @@ public final class OutboxStore {
     }
     String error = truncate(f.error());
     if (f.quarantine()) {
-      try (PreparedStatement ps = conn.prepareStatement(dialect.outboxQuarantine())) {
-        ps.setString(1, error);
-        ps.setString(2, f.errorClass().name());
-        ps.setLong(3, f.rowId());
-        ps.setString(4, relayId);
-        ps.setLong(5, epoch);
-        ps.executeUpdate();
-      }
+      dialect.outbox().quarantine(conn, f.rowId(), relayId, epoch, f.errorClass(), error);
     } else {
-      try (PreparedStatement ps = conn.prepareStatement(dialect.outboxRetryLater())) {
-        ps.setLong(1, f.retryDelay().toMillis());
-        ps.setString(2, error);
-        ps.setString(3, f.errorClass().name());
-        ps.setLong(4, f.rowId());
-        ps.setString(5, relayId);
-        ps.setLong(6, epoch);
-        ps.executeUpdate();
-      }
+      dialect
+          .outbox()
+          .retryLater(conn, f.rowId(), relayId, epoch, f.retryDelay(), f.errorClass(), error);
     }
   }
 

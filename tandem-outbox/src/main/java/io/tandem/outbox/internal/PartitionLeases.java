@@ -2,11 +2,10 @@ package io.tandem.outbox.internal;
 
 import io.tandem.jdbc.Dialect;
 import io.tandem.jdbc.JdbcException;
+import io.tandem.jdbc.LeaseStatements;
 import io.tandem.jdbc.Transactions;
 import io.tandem.outbox.RelayClock;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -24,6 +23,7 @@ import javax.sql.DataSource;
 public final class PartitionLeases {
   private final DataSource dataSource;
   private final Dialect dialect;
+  private final LeaseStatements leases;
   private final String relayId;
   private final String host;
   private final Duration lease;
@@ -41,6 +41,7 @@ public final class PartitionLeases {
     this.clock = clock;
     this.dataSource = dataSource;
     this.dialect = dialect;
+    this.leases = dialect.leases();
     this.relayId = relayId;
     this.host = host;
     this.lease = lease;
@@ -67,40 +68,26 @@ public final class PartitionLeases {
       // The heartbeat commits on its own: held to the end of the transaction below, its row lock
       // would stall other relays' purge of silent instances, and on MariaDB two relays purging
       // at once deadlock on each other's heartbeat.
-      Transactions.inTransaction(
-          dataSource, c -> execute(c, dialect.relayHeartbeat(), relayId, host));
+      Transactions.inTransaction(dataSource, c -> leases.heartbeat(c, relayId, host));
       Map<Integer, Long> held =
           Transactions.inTransaction(
               dataSource,
               dialect.relayIsolation(),
               c -> {
-                long live =
-                    Math.max(1, queryLong(c, dialect.relayLiveInstances(), lease.toMillis()));
+                long live = Math.max(1, leases.liveInstances(c, lease));
                 share = (int) Math.ceil(Dialect.PARTITIONS / (double) live);
-                execute(c, dialect.relayRenew(), lease.toMillis(), relayId);
-                Map<Integer, Long> mine = partitions(c, dialect.relayOwnedPartitions(), relayId);
+                leases.renew(c, relayId, lease);
+                Map<Integer, Long> mine = leases.ownedPartitions(c, relayId);
                 if (mine.size() > share) {
                   release(c, new ArrayList<>(mine.keySet()).subList(share, mine.size()), mine);
                 } else if (mine.size() < share) {
-                  List<Integer> free = new ArrayList<>();
-                  try (PreparedStatement ps =
-                          prepare(c, dialect.relayAcquireCandidates(), share - mine.size());
-                      ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                      free.add(rs.getInt(1));
-                    }
-                  }
+                  List<Integer> free = leases.acquireCandidates(c, share - mine.size());
                   if (!free.isEmpty()) {
-                    try (PreparedStatement ps = c.prepareStatement(dialect.relayAcquire())) {
-                      ps.setString(1, relayId);
-                      ps.setLong(2, lease.toMillis());
-                      dialect.bindList(c, ps, 3, free);
-                      ps.executeUpdate();
-                    }
-                    mine = partitions(c, dialect.relayOwnedPartitions(), relayId);
+                    leases.acquire(c, relayId, lease, free);
+                    mine = leases.ownedPartitions(c, relayId);
                   }
                 }
-                execute(c, dialect.relayPurgeInstances(), lease.toMillis() * 10);
+                leases.purgeInstances(c, lease.multipliedBy(10));
                 return mine;
               });
       // Act on the leases for at most 80% of their length, measured from before the renewal:
@@ -123,7 +110,7 @@ public final class PartitionLeases {
             if (!owned.isEmpty()) {
               release(c, new ArrayList<>(owned.epochs().keySet()), new HashMap<>());
             }
-            execute(c, dialect.relayDeregister(), relayId);
+            leases.deregister(c, relayId);
             return null;
           });
     } catch (SQLException e) {
@@ -135,46 +122,7 @@ public final class PartitionLeases {
 
   private void release(Connection c, List<Integer> partitions, Map<Integer, Long> mine)
       throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(dialect.relayRelease())) {
-      ps.setString(1, relayId);
-      dialect.bindList(c, ps, 2, partitions);
-      ps.executeUpdate();
-    }
+    leases.release(c, relayId, partitions);
     partitions.forEach(mine::remove);
-  }
-
-  private static Map<Integer, Long> partitions(Connection c, String sql, Object... params)
-      throws SQLException {
-    Map<Integer, Long> result = new java.util.TreeMap<>();
-    try (PreparedStatement ps = prepare(c, sql, params);
-        ResultSet rs = ps.executeQuery()) {
-      while (rs.next()) {
-        result.put(rs.getInt("partition_no"), rs.getLong("epoch"));
-      }
-    }
-    return result;
-  }
-
-  private static long queryLong(Connection c, String sql, Object... params) throws SQLException {
-    try (PreparedStatement ps = prepare(c, sql, params);
-        ResultSet rs = ps.executeQuery()) {
-      rs.next();
-      return rs.getLong(1);
-    }
-  }
-
-  private static int execute(Connection c, String sql, Object... params) throws SQLException {
-    try (PreparedStatement ps = prepare(c, sql, params)) {
-      return ps.executeUpdate();
-    }
-  }
-
-  private static PreparedStatement prepare(Connection c, String sql, Object... params)
-      throws SQLException {
-    PreparedStatement ps = c.prepareStatement(sql);
-    for (int i = 0; i < params.length; i++) {
-      ps.setObject(i + 1, params[i]);
-    }
-    return ps;
   }
 }

@@ -12,6 +12,25 @@ import java.util.UUID;
 
 /** The retention statements: ended instances found, counted and deleted with their step log. */
 public final class EndedSagas {
+  private static final String SAGA_FINISHED =
+      """
+      SELECT saga_id FROM tandem_saga
+       WHERE status IN ('COMPLETED', 'COMPENSATED') AND ended_at < ?
+       ORDER BY ended_at
+       LIMIT ?
+      """;
+
+  private static final String SAGA_FINISHED_COUNT =
+      """
+      SELECT count(*) FROM tandem_saga
+       WHERE status IN ('COMPLETED', 'COMPENSATED') AND ended_at < ?
+      """;
+
+  private static final String SAGA_DELETE =
+      "DELETE FROM tandem_saga WHERE saga_id = ? AND status IN ('COMPLETED', 'COMPENSATED')";
+
+  private static final String SAGA_STEP_DELETE = "DELETE FROM tandem_saga_step WHERE saga_id = ?";
+
   private final Dialect dialect;
 
   public EndedSagas(Dialect dialect) {
@@ -20,7 +39,7 @@ public final class EndedSagas {
 
   public List<UUID> finished(Connection c, Instant endedBefore, int limit) throws SQLException {
     List<UUID> ids = new ArrayList<>();
-    try (PreparedStatement ps = c.prepareStatement(dialect.sagaFinished())) {
+    try (PreparedStatement ps = c.prepareStatement(SAGA_FINISHED)) {
       dialect.bindInstant(ps, 1, endedBefore);
       ps.setInt(2, limit);
       try (ResultSet rs = ps.executeQuery()) {
@@ -34,7 +53,7 @@ public final class EndedSagas {
 
   /** How many instances ended (completed or compensated) before {@code endedBefore}. */
   public long countFinished(Connection c, Instant endedBefore) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(dialect.sagaFinishedCount())) {
+    try (PreparedStatement ps = c.prepareStatement(SAGA_FINISHED_COUNT)) {
       dialect.bindInstant(ps, 1, endedBefore);
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
@@ -45,13 +64,13 @@ public final class EndedSagas {
 
   /** Deletes an ended instance and its step log; false when it is not ended. */
   public boolean delete(Connection c, UUID id) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(dialect.sagaDelete())) {
+    try (PreparedStatement ps = c.prepareStatement(SAGA_DELETE)) {
       ps.setObject(1, id);
       if (ps.executeUpdate() == 0) {
         return false;
       }
     }
-    try (PreparedStatement ps = c.prepareStatement(dialect.sagaStepDelete())) {
+    try (PreparedStatement ps = c.prepareStatement(SAGA_STEP_DELETE)) {
       ps.setObject(1, id);
       ps.executeUpdate();
     }

@@ -14,6 +14,31 @@ import java.util.UUID;
  * step), on the caller's connection and transaction.
  */
 public final class Participations {
+  private static final String PARTICIPATION_LOCK =
+      """
+      SELECT state, reply_type, reply FROM tandem_saga_participation
+       WHERE participant = ? AND saga_id = ? AND step = ?
+         FOR UPDATE
+      """;
+
+  private static final String PARTICIPATION_COUNT =
+      """
+      SELECT count(*) FROM tandem_saga_participation WHERE participant = ?
+      """;
+
+  private static final String PARTICIPATION_INSERT =
+      """
+      INSERT INTO tandem_saga_participation
+          (participant, saga_id, step, state, reply_type, reply, updated_at)
+      VALUES (?, ?, ?, ?, ?, ?, ?)
+      """;
+
+  private static final String PARTICIPATION_UPDATE =
+      """
+      UPDATE tandem_saga_participation SET state = ?, reply_type = ?, reply = ?, updated_at = ?
+       WHERE participant = ? AND saga_id = ? AND step = ?
+      """;
+
   /** A participant's record of one saga step. */
   public record Participation(String state, String replyType, String reply) {}
 
@@ -25,7 +50,7 @@ public final class Participations {
 
   public Optional<Participation> lock(Connection c, String participant, UUID sagaId, String step)
       throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(dialect.participationLock())) {
+    try (PreparedStatement ps = c.prepareStatement(PARTICIPATION_LOCK)) {
       ps.setString(1, participant);
       ps.setObject(2, sagaId);
       ps.setString(3, step);
@@ -39,7 +64,7 @@ public final class Participations {
 
   /** How many saga steps {@code participant} recorded. */
   public long count(Connection c, String participant) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(dialect.participationCount())) {
+    try (PreparedStatement ps = c.prepareStatement(PARTICIPATION_COUNT)) {
       ps.setString(1, participant);
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
@@ -58,7 +83,7 @@ public final class Participations {
       Instant now)
       throws SQLException {
     if (exists) {
-      try (PreparedStatement ps = c.prepareStatement(dialect.participationUpdate())) {
+      try (PreparedStatement ps = c.prepareStatement(PARTICIPATION_UPDATE)) {
         ps.setString(1, p.state());
         ps.setString(2, p.replyType());
         ps.setString(3, p.reply());
@@ -70,7 +95,7 @@ public final class Participations {
       }
       return;
     }
-    try (PreparedStatement ps = c.prepareStatement(dialect.participationInsert())) {
+    try (PreparedStatement ps = c.prepareStatement(PARTICIPATION_INSERT)) {
       ps.setString(1, participant);
       ps.setObject(2, sagaId);
       ps.setString(3, step);

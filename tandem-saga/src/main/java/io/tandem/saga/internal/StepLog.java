@@ -21,6 +21,55 @@ import java.util.UUID;
  * reply it got, on the caller's connection and transaction.
  */
 public final class StepLog {
+  private static final String SAGA_STEP_NAME =
+      """
+      SELECT step FROM tandem_saga_step
+       WHERE saga_id = ? AND step_index = ?
+       ORDER BY seq DESC
+       LIMIT 1
+      """;
+
+  private static final String SAGA_LAST_COMMAND_HEADERS =
+      """
+      SELECT o.headers FROM tandem_saga_step s
+        JOIN tandem_outbox o ON o.event_id = s.command_id
+       WHERE s.saga_id = ?
+       ORDER BY s.seq DESC
+       LIMIT 1
+      """;
+
+  private static final String SAGA_STEP_NEXT_SEQ =
+      "SELECT COALESCE(MAX(seq), 0) + 1 FROM tandem_saga_step WHERE saga_id = ?";
+
+  private static final String SAGA_STEP_INSERT =
+      """
+      INSERT INTO tandem_saga_step
+          (saga_id, seq, step, step_index, kind, attempt, command_id, command_type, outcome,
+           started_at)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'PENDING', ?)
+      """;
+
+  private static final String SAGA_STEP_CLOSE =
+      """
+      UPDATE tandem_saga_step SET outcome = ?, reply_type = ?, reply = ?, ended_at = ?
+       WHERE saga_id = ? AND command_id = ? AND outcome = 'PENDING'
+      """;
+
+  private static final String SAGA_STEP_CLOSE_PENDING =
+      """
+      UPDATE tandem_saga_step SET outcome = ?, ended_at = ?
+       WHERE saga_id = ? AND step_index = ? AND kind = ? AND outcome = 'PENDING'
+      """;
+
+  private static final String SAGA_STEP_LIST =
+      """
+      SELECT seq, step, step_index, kind, attempt, command_id, command_type, outcome, reply_type,
+             reply, started_at, ended_at
+        FROM tandem_saga_step
+       WHERE saga_id = ?
+       ORDER BY seq
+      """;
+
   /** One command to log: its place in the instance's log and what it was. */
   public record Entry(
       int seq,
@@ -40,7 +89,7 @@ public final class StepLog {
 
   /** The next sequence number of an instance's log (its row must be held by this transaction). */
   public int nextSeq(Connection c, UUID sagaId) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(dialect.sagaStepNextSeq())) {
+    try (PreparedStatement ps = c.prepareStatement(SAGA_STEP_NEXT_SEQ)) {
       ps.setObject(1, sagaId);
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
@@ -50,7 +99,7 @@ public final class StepLog {
   }
 
   public void logCommand(Connection c, Entry e, Instant now) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(dialect.sagaStepInsert())) {
+    try (PreparedStatement ps = c.prepareStatement(SAGA_STEP_INSERT)) {
       ps.setObject(1, e.sagaId());
       ps.setInt(2, e.seq());
       ps.setString(3, e.step());
@@ -74,7 +123,7 @@ public final class StepLog {
       String reply,
       Instant now)
       throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(dialect.sagaStepClose())) {
+    try (PreparedStatement ps = c.prepareStatement(SAGA_STEP_CLOSE)) {
       ps.setString(1, succeeded ? "SUCCEEDED" : "FAILED");
       ps.setString(2, replyType);
       ps.setString(3, reply);
@@ -89,7 +138,7 @@ public final class StepLog {
   public int timeOutPending(
       Connection c, UUID sagaId, int stepIndex, boolean compensation, Instant now)
       throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(dialect.sagaStepClosePending())) {
+    try (PreparedStatement ps = c.prepareStatement(SAGA_STEP_CLOSE_PENDING)) {
       ps.setString(1, "TIMED_OUT");
       dialect.bindInstant(ps, 2, now);
       ps.setObject(3, sagaId);
@@ -105,7 +154,7 @@ public final class StepLog {
    */
   public Map<String, String> lastCommandTraceContext(Connection c, UUID sagaId)
       throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(dialect.sagaLastCommandHeaders())) {
+    try (PreparedStatement ps = c.prepareStatement(SAGA_LAST_COMMAND_HEADERS)) {
       ps.setObject(1, sagaId);
       try (ResultSet rs = ps.executeQuery()) {
         if (!rs.next()) {
@@ -125,7 +174,7 @@ public final class StepLog {
 
   /** The name of the step at {@code stepIndex} as the step log last recorded it. */
   public Optional<String> stepName(Connection c, UUID sagaId, int stepIndex) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(dialect.sagaStepName())) {
+    try (PreparedStatement ps = c.prepareStatement(SAGA_STEP_NAME)) {
       ps.setObject(1, sagaId);
       ps.setInt(2, stepIndex);
       try (ResultSet rs = ps.executeQuery()) {
@@ -136,7 +185,7 @@ public final class StepLog {
 
   public List<SagaStepRecord> steps(Connection c, UUID sagaId) throws SQLException {
     List<SagaStepRecord> steps = new ArrayList<>();
-    try (PreparedStatement ps = c.prepareStatement(dialect.sagaStepList())) {
+    try (PreparedStatement ps = c.prepareStatement(SAGA_STEP_LIST)) {
       ps.setObject(1, sagaId);
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
