@@ -14,6 +14,7 @@ final class BatchEntry {
   Refused refused; // deferred with a dead-letter verdict
   int failedAttempts;
   BatchEntry copyOf; // the first copy of this event id in the batch, for a later copy
+  boolean batchCallFailed; // a batch handler's call with it failed in an earlier run: kept
 
   BatchEntry(int index, Decoded decoded) {
     this.index = index;

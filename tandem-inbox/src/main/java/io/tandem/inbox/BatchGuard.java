@@ -14,11 +14,11 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The ordering guard for a batch: the positions of its aggregates created where missing and locked
- * in key order in two round trips, then each aggregate's events taken in version order and decided
- * on the locked position as {@link OrderingGuard} decides one — a version at or below it is a
- * duplicate or a conflict (deferred to the dead letter), the next one is to be applied, one beyond
- * a gap is parked. Thread-safe.
+ * The ordering guard for a batch: the positions of its aggregates locked in key order (and created
+ * where missing) in one round trip when all exist, then each aggregate's events taken in version
+ * order and decided on the locked position as {@link OrderingGuard} decides one — a version at or
+ * below it is a duplicate or a conflict (deferred to the dead letter), the next one is to be
+ * applied, one beyond a gap is parked. Thread-safe.
  */
 final class BatchGuard {
   private final String consumer;
@@ -72,10 +72,12 @@ final class BatchGuard {
     return toApply;
   }
 
-  /** Moves the positions; returns the aggregates whose next version waits in the parking. */
+  /**
+   * Moves the positions; returns the aggregates whose next version waits in the parking. One
+   * statement.
+   */
   java.util.Set<AggregateKey> move(Connection conn, Map<AggregateKey, Long> moved)
       throws SQLException {
-    positions.updatePositions(conn, consumer, moved);
-    return positions.successorsParked(conn, consumer, moved);
+    return positions.move(conn, consumer, moved);
   }
 }

@@ -17,13 +17,25 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs the handlers of a batch's new events, aggregate after aggregate in version order, each call
- * behind its own savepoint; consecutive events of one batch handler ({@link InboxBatchWork}) go to
- * it in one call. A handler that fails is rolled back to its savepoint, and it and the later events
- * of its aggregate are deferred to the one-message path. Thread-safe.
+ * Runs the handlers of a batch's new events, aggregate after aggregate in version order;
+ * consecutive events of one batch handler ({@link InboxBatchWork}) go to it in one call. Without
+ * savepoints (the first run of a batch: a savepoint is a round trip, and on PostgreSQL a
+ * subtransaction) a handler that fails ends the run with {@link Redo}: the caller rolls the
+ * transaction back and runs the batch again with savepoints. With savepoints each call has its own;
+ * a handler that fails is rolled back to it, and it and the later events of its aggregate are
+ * deferred to the one-message path. Thread-safe.
  */
 final class BatchHandlers {
   private static final Logger LOG = LoggerFactory.getLogger(BatchHandlers.class);
+
+  /** A handler failed in a run without savepoints: roll back, run the batch with them. */
+  static final class Redo extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    Redo(Throwable failure) {
+      super("a handler failed in a batch run without savepoints", failure, false, false);
+    }
+  }
 
   private final String consumer;
   private final Handlers handlers;
@@ -37,7 +49,12 @@ final class BatchHandlers {
     this.tracing = parts.tracing();
   }
 
-  void run(Connection conn, List<BatchEntry> handled) throws SQLException {
+  /**
+   * Runs the handlers of {@code handled}, with a savepoint per call when {@code savepoints}.
+   *
+   * @throws Redo without savepoints, when a handler failed: nothing may commit
+   */
+  void run(Connection conn, List<BatchEntry> handled, boolean savepoints) throws SQLException {
     Set<AggregateKey> broken = new HashSet<>();
     int i = 0;
     while (i < handled.size()) {
@@ -55,7 +72,7 @@ final class BatchHandlers {
         }
         i++;
       } else if (handler.batch() == null) {
-        runOne(conn, e, handler, broken);
+        runOne(conn, e, handler, broken, savepoints);
         i++;
       } else {
         List<BatchEntry> run = new ArrayList<>();
@@ -64,12 +81,14 @@ final class BatchHandlers {
             && handlers.handlerFor(handled.get(i).event) == handler) {
           run.add(handled.get(i++));
         }
-        if (!runBatch(conn, run, handler)) {
+        // A batch call that failed in the run without savepoints fails again: one by one at once.
+        boolean failedBefore = run.stream().anyMatch(n -> n.batchCallFailed);
+        if (failedBefore || !runBatch(conn, run, handler, savepoints)) {
           for (BatchEntry n : run) {
             if (broken.contains(n.key)) {
               n.defer();
             } else {
-              runOne(conn, n, handler, broken);
+              runOne(conn, n, handler, broken, true);
             }
           }
         }
@@ -78,9 +97,10 @@ final class BatchHandlers {
   }
 
   /** One call of a batch handler for {@code run}; false when it failed and was rolled back. */
-  private boolean runBatch(Connection conn, List<BatchEntry> run, Handler handler)
+  private boolean runBatch(
+      Connection conn, List<BatchEntry> run, Handler handler, boolean savepoints)
       throws SQLException {
-    Savepoint savepoint = conn.setSavepoint();
+    Savepoint savepoint = savepoints ? conn.setSavepoint() : null;
     try {
       List<Event> events = new ArrayList<>(run.size());
       run.forEach(e -> events.add(e.event));
@@ -89,6 +109,10 @@ final class BatchHandlers {
       throw crash;
     } catch (RuntimeException failure) {
       rethrowIfTransactionLost(failure);
+      if (savepoint == null) {
+        run.forEach(e -> e.batchCallFailed = true);
+        throw new Redo(failure);
+      }
       conn.rollback(savepoint);
       LOG.debug(
           "consumer {}: batch handler failed on {} events; applying them one by one",
@@ -101,10 +125,11 @@ final class BatchHandlers {
     return true;
   }
 
-  /** One event's handler behind its savepoint, in the event's consumer span. */
-  private void runOne(Connection conn, BatchEntry e, Handler handler, Set<AggregateKey> broken)
+  /** One event's handler (behind its savepoint when asked), in the event's consumer span. */
+  private void runOne(
+      Connection conn, BatchEntry e, Handler handler, Set<AggregateKey> broken, boolean savepoints)
       throws SQLException {
-    Savepoint savepoint = conn.setSavepoint();
+    Savepoint savepoint = savepoints ? conn.setSavepoint() : null;
     try (Tracing.Span span =
         tracing.startConsumer(e.event, consumer, e.decoded.message().origin())) {
       try {
@@ -115,16 +140,19 @@ final class BatchHandlers {
       } catch (FaultInjector.SimulatedCrash crash) {
         throw crash;
       } catch (Refused refused) {
+        span.outcome("FAILED");
+        redoWithout(savepoint, refused);
         conn.rollback(savepoint);
         e.refuse(refused);
         span.outcome(Outcome.DEAD_LETTERED.name());
       } catch (RuntimeException failure) {
         rethrowIfTransactionLost(failure);
+        span.outcome("FAILED");
+        redoWithout(savepoint, failure);
         conn.rollback(savepoint);
         e.defer();
         e.failedAttempts = 1;
         metrics.failedAttempts.increment();
-        span.outcome("FAILED");
         LOG.warn(
             "consumer {}: handler failed on {} in a batch (attempt 1); it is retried alone",
             consumer,
@@ -133,6 +161,12 @@ final class BatchHandlers {
       }
     }
     broken.add(e.key);
+  }
+
+  private static void redoWithout(Savepoint savepoint, RuntimeException failure) {
+    if (savepoint == null) {
+      throw new Redo(failure);
+    }
   }
 
   /**

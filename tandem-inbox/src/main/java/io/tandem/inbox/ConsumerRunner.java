@@ -65,10 +65,11 @@ public final class ConsumerRunner implements AutoCloseable {
   public static final int DEFAULT_MAX_IN_FLIGHT = 256;
 
   /**
-   * 64: each per-event handler call runs behind a savepoint, and on PostgreSQL more than 64
-   * subtransactions that write in one transaction overflow the backend's subtransaction cache,
-   * which slows every session's snapshots. Batch handlers ({@code onBatch}) take one savepoint per
-   * call and can run larger batches.
+   * 64: a batch takes no savepoint until a handler fails; then it runs again with each per-event
+   * handler call behind a savepoint, and on PostgreSQL more than 64 subtransactions that write in
+   * one transaction overflow the backend's subtransaction cache, which slows every session's
+   * snapshots. Batch handlers ({@code onBatch}) take one savepoint per call and can run larger
+   * batches.
    */
   public static final int DEFAULT_MAX_BATCH = 64;
 

@@ -25,8 +25,9 @@ import org.slf4j.LoggerFactory;
  * of the one-message path and one commit for all of them: the batch's {@link BatchGuard ordering
  * guard} decides each event; the inbox records of those to apply are inserted in one multi-row
  * statement that says which ids are new (an id not new although its version is sends the batch one
- * by one); the {@link BatchHandlers handlers} run behind savepoints; the positions move in one
- * statement. After the commit, the left-out messages take the one-message path alone, in order.
+ * by one); the {@link BatchHandlers handlers} run, behind savepoints only when one failed in the
+ * first run; the positions move in one statement that also finds the parked successors. After the
+ * commit, the left-out messages take the one-message path alone, in order.
  *
  * <p>A failure of the transaction itself retries it when it is a deadlock or the database is
  * unreachable, and otherwise applies the messages one by one — where a failure outside the handlers
@@ -137,8 +138,27 @@ final class InboxBatch {
     return applier.apply(e.decoded, stopping, e.failedAttempts);
   }
 
-  /** The batch's transaction; returns the aggregates whose next version waits parked. */
+  /**
+   * The batch's transaction; returns the aggregates whose next version waits parked. It runs the
+   * handlers without savepoints first; when one fails, everything is rolled back and the batch runs
+   * again with a savepoint per call, which isolates the failing one.
+   */
   private Set<AggregateKey> apply(Connection conn, List<BatchEntry> entries) throws SQLException {
+    try {
+      return apply(conn, entries, false);
+    } catch (BatchHandlers.Redo redo) {
+      LOG.debug(
+          "consumer {}: a handler failed in a batch of {}; again with savepoints",
+          parts.consumer(),
+          entries.size(),
+          redo.getCause());
+      conn.rollback();
+      return apply(conn, entries, true);
+    }
+  }
+
+  private Set<AggregateKey> apply(Connection conn, List<BatchEntry> entries, boolean savepoints)
+      throws SQLException {
     Map<UUID, BatchEntry> firsts = new HashMap<>();
     Map<AggregateKey, List<BatchEntry>> byAggregate = new LinkedHashMap<>();
     for (BatchEntry e : entries) {
@@ -166,7 +186,7 @@ final class InboxBatch {
         e.outcome = Outcome.DUPLICATE;
       }
     }
-    handlers.run(conn, handled);
+    handlers.run(conn, handled, savepoints);
     List<UUID> forget = new ArrayList<>();
     Map<AggregateKey, Long> moved = new HashMap<>();
     for (BatchEntry e : handled) {

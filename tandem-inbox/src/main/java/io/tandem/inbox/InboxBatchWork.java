@@ -10,9 +10,10 @@ import java.util.List;
  * events are new to the consumer, of one event type, and in per-aggregate version order. It must
  * use that connection for every database change that belongs to the effect, and must not commit.
  *
- * <p>If it throws, its changes are rolled back to the savepoint taken before the call and each
- * event is applied again alone (a call with a list of one), so that only the event that fails takes
- * the retry and dead-letter path.
+ * <p>If it throws, the batch's transaction is rolled back and runs again with a savepoint per
+ * handler call, in which this handler is not called with these events together: each event is
+ * applied again alone (a call with a list of one), so that only the event that fails takes the
+ * retry and dead-letter path.
  */
 @FunctionalInterface
 public interface InboxBatchWork {

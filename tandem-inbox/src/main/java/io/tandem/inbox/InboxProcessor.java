@@ -118,9 +118,9 @@ public final class InboxProcessor {
    * Applies delivered messages together — in one local transaction for all of them, see {@link
    * InboxBatch} — and returns each message's outcome, in the order given, <em>without settling
    * any</em>: the caller owns the messages and acknowledges each whose outcome is not {@link
-   * Outcome#ABANDONED}. A message whose handler fails is rolled back to its own savepoint and
-   * retried (then dead-lettered) alone after the others committed. Blocks through retries; the
-   * calling thread's interrupt stops it.
+   * Outcome#ABANDONED}. A message whose handler fails is rolled back alone (the batch runs again
+   * with a savepoint per handler call) and retried (then dead-lettered) alone after the others
+   * committed. Blocks through retries; the calling thread's interrupt stops it.
    */
   public List<Outcome> apply(List<? extends InboundMessage> messages) {
     List<Decoded> decoded = new ArrayList<>(messages.size());

@@ -131,4 +131,40 @@ abstract class BatchIsolationTest extends BatchFixture {
         .containsExactly(3, 1, 1, 1, 1);
     assertThat(invoices()).containsExactlyInAnyOrder("a#1", "a#2", "b#1", "c#1", "d#1");
   }
+
+  @Test
+  void aHandlerThatSwallowsItsOwnSqlErrorDoesNotTakeTheOthersWithIt() throws SQLException {
+    Event careless = event("x", 1);
+    InboxProcessor p =
+        processor(
+                (conn, e) -> {
+                  if (e.eventId().equals(careless.eventId())) {
+                    try (java.sql.Statement s = conn.createStatement()) {
+                      s.execute("SELECT * FROM no_such_table");
+                    } catch (SQLException ignored) {
+                      // on PostgreSQL the transaction is aborted now: the next statement fails
+                    }
+                  }
+                  invoice(conn, e);
+                })
+            .build();
+    boolean postgres;
+    try (java.sql.Connection c = db.dataSource.getConnection()) {
+      postgres = c.getMetaData().getDatabaseProductName().toLowerCase().contains("postgres");
+    }
+    List<Outcome> outcomes =
+        p.process(messages(event("a", 1), careless, event("b", 1), event("b", 2)));
+
+    // PostgreSQL blames the careless handler (its own insert fails, 25P02) and only it; MariaDB
+    // aborts no transaction, so its invoice is written.
+    assertThat(outcomes)
+        .containsExactly(
+            Outcome.APPLIED,
+            postgres ? Outcome.DEAD_LETTERED : Outcome.APPLIED,
+            Outcome.APPLIED,
+            Outcome.APPLIED);
+    assertThat(invoices())
+        .containsExactlyInAnyOrderElementsOf(
+            postgres ? List.of("a#1", "b#1", "b#2") : List.of("a#1", "x#1", "b#1", "b#2"));
+  }
 }

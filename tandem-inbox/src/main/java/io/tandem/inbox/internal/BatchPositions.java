@@ -5,6 +5,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -12,33 +13,22 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * The positions of all of a batch's aggregates created, locked and moved in one statement each, and
- * the one statement that tells which aggregates have their next version parked. On PostgreSQL the
- * rows are bound as arrays ({@code unnest}), so each statement has one fixed text; on MariaDB the
- * text has one group of bind parameters per row (only the number of groups varies) and the writes
- * are JDBC batches. Nothing is concatenated from input. Every method runs on the caller's
- * transaction.
+ * The positions of all of a batch's aggregates locked (the missing ones created) and moved, each in
+ * one statement: a batch whose aggregates have positions costs one round trip to lock them and one
+ * to move them and learn which have their next version parked. On PostgreSQL the rows are bound as
+ * arrays ({@code unnest}), so each statement has one fixed text; on MariaDB the text has one group
+ * of bind parameters per row (only the number of groups varies). Nothing is concatenated from
+ * input. Every method runs on the caller's transaction.
  */
 public final class BatchPositions {
-  private final Dialect dialect;
   private final boolean postgres;
 
   public BatchPositions(Dialect dialect) {
-    this.dialect = dialect;
     this.postgres = !"mariadb".equals(dialect.name());
   }
 
   // PostgreSQL takes the batch as arrays: one fixed statement text (prepared once per connection,
   // planned cheaply) whatever the batch size, instead of hundreds of OR'd row comparisons.
-  private static final String PG_POSITION_CREATE =
-      """
-      INSERT INTO tandem_inbox_position
-          (consumer, aggregate_type, aggregate_id, last_version, start_version)
-      SELECT ?, k.t, k.i, k.v, k.v FROM unnest(?::text[], ?::text[], ?::bigint[]) AS k(t, i, v)
-       ORDER BY k.t, k.i
-      ON CONFLICT DO NOTHING
-      """;
-
   private static final String PG_POSITION_LOCK =
       """
       SELECT p.aggregate_type, p.aggregate_id, p.last_version
@@ -50,63 +40,79 @@ public final class BatchPositions {
          FOR UPDATE OF p
       """;
 
-  private static final String PG_POSITION_UPDATE =
+  private static final String PG_POSITION_CREATE =
       """
-      UPDATE tandem_inbox_position p SET last_version = k.v, updated_at = now()
-        FROM unnest(?::text[], ?::text[], ?::bigint[]) AS k(t, i, v)
-       WHERE p.consumer = ? AND p.aggregate_type = k.t AND p.aggregate_id = k.i
+      INSERT INTO tandem_inbox_position
+          (consumer, aggregate_type, aggregate_id, last_version, start_version)
+      SELECT ?, k.t, k.i, k.v, k.v FROM unnest(?::text[], ?::text[], ?::bigint[]) AS k(t, i, v)
+       ORDER BY k.t, k.i
+      ON CONFLICT DO NOTHING
+      RETURNING aggregate_type, aggregate_id
       """;
 
-  private static final String PG_SUCCESSORS_PARKED =
+  // The parked check reads in the statement's snapshot, taken after the positions were locked: it
+  // sees every event parked by whoever held a lock before.
+  private static final String PG_POSITION_MOVE =
       """
-      SELECT p.aggregate_type, p.aggregate_id
-        FROM tandem_inbox_parked p
-        JOIN unnest(?::text[], ?::text[], ?::bigint[]) AS k(t, i, v)
-          ON p.aggregate_type = k.t AND p.aggregate_id = k.i AND p.aggregate_version = k.v
-       WHERE p.consumer = ?
+      WITH moved AS (
+        UPDATE tandem_inbox_position p SET last_version = k.v, updated_at = now()
+          FROM unnest(?::text[], ?::text[], ?::bigint[]) AS k(t, i, v)
+         WHERE p.consumer = ? AND p.aggregate_type = k.t AND p.aggregate_id = k.i
+        RETURNING p.consumer, p.aggregate_type, p.aggregate_id, p.last_version)
+      SELECT m.aggregate_type, m.aggregate_id,
+             EXISTS (SELECT 1 FROM tandem_inbox_parked q
+                      WHERE q.consumer = m.consumer AND q.aggregate_type = m.aggregate_type
+                        AND q.aggregate_id = m.aggregate_id
+                        AND q.aggregate_version = m.last_version + 1)
+        FROM moved m
       """;
+
+  // MariaDB: the text around one group of placeholders per row.
+  private static final String MARIADB_POSITION_LOCK =
+      "SELECT aggregate_type, aggregate_id, last_version FROM tandem_inbox_position"
+          + " WHERE consumer = ? AND (aggregate_type, aggregate_id) IN (";
+  private static final String MARIADB_POSITION_LOCK_END =
+      ") ORDER BY aggregate_type, aggregate_id FOR UPDATE";
+
+  private static final String MARIADB_POSITION_CREATE =
+      "INSERT IGNORE INTO tandem_inbox_position"
+          + " (consumer, aggregate_type, aggregate_id, last_version, start_version) VALUES ";
+  private static final String MARIADB_POSITION_CREATE_END =
+      " RETURNING aggregate_type, aggregate_id";
+
+  // MariaDB's UPDATE returns no rows, its INSERT does: the positions are locked (they exist), so
+  // every row takes the ON DUPLICATE KEY UPDATE branch, and RETURNING shows the moved row.
+  private static final String MARIADB_POSITION_MOVE =
+      "INSERT INTO tandem_inbox_position"
+          + " (consumer, aggregate_type, aggregate_id, last_version, start_version) VALUES ";
+  private static final String MARIADB_POSITION_MOVE_END =
+      " ON DUPLICATE KEY UPDATE last_version = VALUES(last_version),"
+          + " updated_at = UTC_TIMESTAMP(6)"
+          + " RETURNING aggregate_type, aggregate_id, EXISTS (SELECT 1 FROM tandem_inbox_parked q"
+          + " WHERE q.consumer = tandem_inbox_position.consumer"
+          + " AND q.aggregate_type = tandem_inbox_position.aggregate_type"
+          + " AND q.aggregate_id = tandem_inbox_position.aggregate_id"
+          + " AND q.aggregate_version = tandem_inbox_position.last_version + 1)";
 
   /**
-   * Creates the missing positions (at {@code initial} of each aggregate) and locks all of them, in
-   * key order, returning each one's last applied version. Two round trips whatever the batch size.
+   * Locks the positions of the batch's aggregates in key order and creates the missing ones (at
+   * {@code initial} of each aggregate), returning each one's last applied version. One round trip
+   * when every position exists, two when some are new (three when another consumer instance created
+   * one of those meanwhile).
    */
   public Map<AggregateKey, Long> lockPositions(
       Connection c, String consumer, Map<AggregateKey, Long> initial) throws SQLException {
     List<AggregateKey> keys = initial.keySet().stream().sorted().toList();
-    if (postgres) {
-      return lockPositionsPostgres(c, consumer, keys, initial);
-    }
-    // Created first (a no-op where it exists), then locked by primary key: a locking read of an
-    // absent row would take a gap lock on MariaDB. A JDBC batch is one round trip on both drivers.
-    try (PreparedStatement ps = c.prepareStatement(dialect.positionCreate())) {
-      for (AggregateKey k : keys) {
-        ps.setString(1, consumer);
-        ps.setString(2, k.type());
-        ps.setString(3, k.id());
-        ps.setLong(4, initial.get(k));
-        ps.setLong(5, initial.get(k));
-        ps.addBatch();
-      }
-      ps.executeBatch();
-    }
-    StringBuilder sql =
-        new StringBuilder(
-            "SELECT aggregate_type, aggregate_id, last_version FROM tandem_inbox_position"
-                + " WHERE consumer = ? AND (aggregate_type, aggregate_id) IN (");
-    groups(sql, keys.size(), "(?, ?)");
-    sql.append(") ORDER BY aggregate_type, aggregate_id FOR UPDATE");
-    Map<AggregateKey, Long> positions = new HashMap<>();
-    try (PreparedStatement ps = c.prepareStatement(sql.toString())) {
-      int i = 1;
-      ps.setString(i++, consumer);
-      for (AggregateKey k : keys) {
-        ps.setString(i++, k.type());
-        ps.setString(i++, k.id());
-      }
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          positions.put(new AggregateKey(rs.getString(1), rs.getString(2)), rs.getLong(3));
-        }
+    Map<AggregateKey, Long> positions = lock(c, consumer, keys);
+    if (positions.size() < keys.size()) {
+      // Created after the existing ones were locked, so not in key order with them: two consumer
+      // instances creating the same aggregates at once may deadlock, which is retried.
+      List<AggregateKey> missing = keys.stream().filter(k -> !positions.containsKey(k)).toList();
+      Set<AggregateKey> created = create(c, consumer, missing, initial);
+      created.forEach(k -> positions.put(k, initial.get(k)));
+      List<AggregateKey> raced = missing.stream().filter(k -> !created.contains(k)).toList();
+      if (!raced.isEmpty()) {
+        positions.putAll(lock(c, consumer, raced));
       }
     }
     if (positions.size() != keys.size()) {
@@ -116,136 +122,143 @@ public final class BatchPositions {
     return positions;
   }
 
-  private Map<AggregateKey, Long> lockPositionsPostgres(
+  private Map<AggregateKey, Long> lock(Connection c, String consumer, List<AggregateKey> keys)
+      throws SQLException {
+    Map<AggregateKey, Long> positions = new HashMap<>();
+    String sql =
+        postgres
+            ? PG_POSITION_LOCK
+            : rows(MARIADB_POSITION_LOCK, keys.size(), "(?, ?)", MARIADB_POSITION_LOCK_END);
+    try (PreparedStatement ps = c.prepareStatement(sql)) {
+      if (postgres) {
+        ps.setArray(1, c.createArrayOf("text", types(keys)));
+        ps.setArray(2, c.createArrayOf("text", ids(keys)));
+        ps.setString(3, consumer);
+      } else {
+        int i = 1;
+        ps.setString(i++, consumer);
+        for (AggregateKey k : keys) {
+          ps.setString(i++, k.type());
+          ps.setString(i++, k.id());
+        }
+      }
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          positions.put(new AggregateKey(rs.getString(1), rs.getString(2)), rs.getLong(3));
+        }
+      }
+    }
+    return positions;
+  }
+
+  /** Creates the positions of {@code keys} where none exists; returns those it created. */
+  private Set<AggregateKey> create(
       Connection c, String consumer, List<AggregateKey> keys, Map<AggregateKey, Long> initial)
       throws SQLException {
-    String[] types = new String[keys.size()];
-    String[] ids = new String[keys.size()];
-    Long[] starts = new Long[keys.size()];
-    for (int i = 0; i < keys.size(); i++) {
-      types[i] = keys.get(i).type();
-      ids[i] = keys.get(i).id();
-      starts[i] = initial.get(keys.get(i));
-    }
-    try (PreparedStatement ps = c.prepareStatement(PG_POSITION_CREATE)) {
-      ps.setString(1, consumer);
-      ps.setArray(2, c.createArrayOf("text", types));
-      ps.setArray(3, c.createArrayOf("text", ids));
-      ps.setArray(4, c.createArrayOf("bigint", starts));
-      ps.executeUpdate();
-    }
-    Map<AggregateKey, Long> positions = new HashMap<>();
-    try (PreparedStatement ps = c.prepareStatement(PG_POSITION_LOCK)) {
-      ps.setArray(1, c.createArrayOf("text", types));
-      ps.setArray(2, c.createArrayOf("text", ids));
-      ps.setString(3, consumer);
+    Set<AggregateKey> created = new HashSet<>();
+    String sql =
+        postgres
+            ? PG_POSITION_CREATE
+            : rows(MARIADB_POSITION_CREATE, keys.size(), ROW, MARIADB_POSITION_CREATE_END);
+    try (PreparedStatement ps = c.prepareStatement(sql)) {
+      if (postgres) {
+        Long[] starts = new Long[keys.size()];
+        for (int i = 0; i < starts.length; i++) {
+          starts[i] = initial.get(keys.get(i));
+        }
+        ps.setString(1, consumer);
+        ps.setArray(2, c.createArrayOf("text", types(keys)));
+        ps.setArray(3, c.createArrayOf("text", ids(keys)));
+        ps.setArray(4, c.createArrayOf("bigint", starts));
+      } else {
+        int i = 1;
+        for (AggregateKey k : keys) {
+          ps.setString(i++, consumer);
+          ps.setString(i++, k.type());
+          ps.setString(i++, k.id());
+          ps.setLong(i++, initial.get(k));
+          ps.setLong(i++, initial.get(k));
+        }
+      }
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
-          positions.put(new AggregateKey(rs.getString(1), rs.getString(2)), rs.getLong(3));
+          created.add(new AggregateKey(rs.getString(1), rs.getString(2)));
         }
       }
     }
-    if (positions.size() != keys.size()) {
-      throw new SQLException(
-          "locked " + positions.size() + " of " + keys.size() + " positions right after creating");
-    }
-    return positions;
+    return created;
   }
 
-  /** Moves the positions to the given versions: one JDBC batch, one round trip. */
-  public void updatePositions(Connection c, String consumer, Map<AggregateKey, Long> versions)
+  /**
+   * Moves the locked positions to the given versions and returns the aggregates whose next version
+   * waits in the parking: one statement, one round trip.
+   */
+  public Set<AggregateKey> move(Connection c, String consumer, Map<AggregateKey, Long> versions)
       throws SQLException {
-    if (versions.isEmpty()) {
-      return;
-    }
-    if (postgres) {
-      try (PreparedStatement ps = c.prepareStatement(PG_POSITION_UPDATE)) {
-        bindKeyVersions(c, ps, versions, 0);
-        ps.setString(4, consumer);
-        ps.executeUpdate();
-      }
-      return;
-    }
-    try (PreparedStatement ps = c.prepareStatement(dialect.positionUpdate())) {
-      for (Map.Entry<AggregateKey, Long> v : versions.entrySet()) {
-        ps.setLong(1, v.getValue());
-        ps.setString(2, consumer);
-        ps.setString(3, v.getKey().type());
-        ps.setString(4, v.getKey().id());
-        ps.addBatch();
-      }
-      ps.executeBatch();
-    }
-  }
-
-  /** Of the aggregates at the given versions, those whose next version waits in the parking. */
-  public Set<AggregateKey> successorsParked(
-      Connection c, String consumer, Map<AggregateKey, Long> versions) throws SQLException {
     Set<AggregateKey> parked = new HashSet<>();
     if (versions.isEmpty()) {
       return parked;
     }
-    if (postgres) {
-      try (PreparedStatement ps = c.prepareStatement(PG_SUCCESSORS_PARKED)) {
-        bindKeyVersions(c, ps, versions, 1);
+    List<AggregateKey> keys = new ArrayList<>(versions.keySet());
+    String sql =
+        postgres
+            ? PG_POSITION_MOVE
+            : rows(MARIADB_POSITION_MOVE, keys.size(), ROW, MARIADB_POSITION_MOVE_END);
+    try (PreparedStatement ps = c.prepareStatement(sql)) {
+      if (postgres) {
+        Long[] values = new Long[keys.size()];
+        for (int i = 0; i < values.length; i++) {
+          values[i] = versions.get(keys.get(i));
+        }
+        ps.setArray(1, c.createArrayOf("text", types(keys)));
+        ps.setArray(2, c.createArrayOf("text", ids(keys)));
+        ps.setArray(3, c.createArrayOf("bigint", values));
         ps.setString(4, consumer);
-        try (ResultSet rs = ps.executeQuery()) {
-          while (rs.next()) {
+      } else {
+        int i = 1;
+        for (AggregateKey k : keys) {
+          ps.setString(i++, consumer);
+          ps.setString(i++, k.type());
+          ps.setString(i++, k.id());
+          ps.setLong(i++, versions.get(k));
+          ps.setLong(i++, versions.get(k)); // start_version of a row never inserted: all locked
+        }
+      }
+      int rows = 0;
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          rows++;
+          if (rs.getBoolean(3)) {
             parked.add(new AggregateKey(rs.getString(1), rs.getString(2)));
           }
         }
       }
-      return parked;
-    }
-    StringBuilder sql =
-        new StringBuilder(
-            "SELECT aggregate_type, aggregate_id FROM tandem_inbox_parked WHERE consumer = ?"
-                + " AND (aggregate_type, aggregate_id, aggregate_version) IN (");
-    groups(sql, versions.size(), "(?, ?, ?)");
-    sql.append(")");
-    try (PreparedStatement ps = c.prepareStatement(sql.toString())) {
-      int i = 1;
-      ps.setString(i++, consumer);
-      for (Map.Entry<AggregateKey, Long> v : versions.entrySet()) {
-        ps.setString(i++, v.getKey().type());
-        ps.setString(i++, v.getKey().id());
-        ps.setLong(i++, v.getValue() + 1);
-      }
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          parked.add(new AggregateKey(rs.getString(1), rs.getString(2)));
-        }
+      if (rows != keys.size()) {
+        throw new SQLException("moved " + rows + " of " + keys.size() + " positions");
       }
     }
     return parked;
   }
 
-  /** Binds types, ids and versions (plus {@code offset}) as arrays to parameters 1 to 3. */
-  private static void bindKeyVersions(
-      Connection c, PreparedStatement ps, Map<AggregateKey, Long> versions, long offset)
-      throws SQLException {
-    int n = versions.size();
-    String[] types = new String[n];
-    String[] ids = new String[n];
-    Long[] values = new Long[n];
-    int i = 0;
-    for (Map.Entry<AggregateKey, Long> v : versions.entrySet()) {
-      types[i] = v.getKey().type();
-      ids[i] = v.getKey().id();
-      values[i] = v.getValue() + offset;
-      i++;
-    }
-    ps.setArray(1, c.createArrayOf("text", types));
-    ps.setArray(2, c.createArrayOf("text", ids));
-    ps.setArray(3, c.createArrayOf("bigint", values));
+  private static String[] types(List<AggregateKey> keys) {
+    return keys.stream().map(AggregateKey::type).toArray(String[]::new);
   }
 
-  private static void groups(StringBuilder sql, int count, String group) {
+  private static String[] ids(List<AggregateKey> keys) {
+    return keys.stream().map(AggregateKey::id).toArray(String[]::new);
+  }
+
+  private static final String ROW = "(?, ?, ?, ?, ?)";
+
+  /** {@code count} copies of {@code group} (placeholders, never values) between the two texts. */
+  private static String rows(String head, int count, String group, String tail) {
+    StringBuilder sql = new StringBuilder(head);
     for (int i = 0; i < count; i++) {
       if (i > 0) {
         sql.append(", ");
       }
       sql.append(group);
     }
+    return sql.append(tail).toString();
   }
 }

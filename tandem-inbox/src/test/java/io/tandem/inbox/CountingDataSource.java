@@ -1,0 +1,148 @@
+package io.tandem.inbox;
+
+import java.io.PrintWriter;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.sql.CallableStatement;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.SQLFeatureNotSupportedException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.logging.Logger;
+import javax.sql.DataSource;
+
+/**
+ * A data source that records what its connections send: every statement execution by its SQL text
+ * ({@code executeBatch} is one entry, one round trip), and every commit, rollback and savepoint
+ * call. What the driver does on its own (a pool's validation, {@code setAutoCommit}) is not
+ * recorded. Thread-safe.
+ */
+final class CountingDataSource implements DataSource {
+  private final DataSource delegate;
+  private final List<String> calls = new ArrayList<>();
+
+  CountingDataSource(DataSource delegate) {
+    this.delegate = delegate;
+  }
+
+  /** What was sent since the last {@link #reset()}, in order. */
+  synchronized List<String> calls() {
+    return List.copyOf(calls);
+  }
+
+  synchronized void reset() {
+    calls.clear();
+  }
+
+  private synchronized void record(String call) {
+    calls.add(call.replaceAll("\\s+", " ").trim());
+  }
+
+  @Override
+  public Connection getConnection() throws SQLException {
+    return connection(delegate.getConnection());
+  }
+
+  @Override
+  public Connection getConnection(String user, String password) throws SQLException {
+    return connection(delegate.getConnection(user, password));
+  }
+
+  private Connection connection(Connection real) {
+    return proxy(
+        Connection.class,
+        real,
+        (method, args) -> {
+          switch (method) {
+            case "commit" -> record("COMMIT");
+            case "rollback" -> record(args == null ? "ROLLBACK" : "ROLLBACK TO SAVEPOINT");
+            case "setSavepoint" -> record("SAVEPOINT");
+            case "releaseSavepoint" -> record("RELEASE SAVEPOINT");
+            default -> {}
+          }
+        },
+        (method, args, result) -> {
+          if (result instanceof CallableStatement) {
+            return result;
+          } else if (result instanceof PreparedStatement ps) {
+            String sql = (String) args[0];
+            return proxy(PreparedStatement.class, ps, statementHook(sql), (m, a, r) -> r);
+          } else if (result instanceof Statement s) {
+            return proxy(Statement.class, s, statementHook(null), (m, a, r) -> r);
+          }
+          return result;
+        });
+  }
+
+  private Before statementHook(String prepared) {
+    return (method, args) -> {
+      if (method.startsWith("execute")) {
+        String sql = args != null && args.length > 0 && args[0] instanceof String s ? s : prepared;
+        record(method.equals("executeBatch") ? "BATCH " + sql : sql);
+      }
+    };
+  }
+
+  @FunctionalInterface
+  private interface Before {
+    void call(String method, Object[] args);
+  }
+
+  @FunctionalInterface
+  private interface After {
+    Object wrap(String method, Object[] args, Object result);
+  }
+
+  private static <T> T proxy(Class<T> type, T target, Before before, After after) {
+    return type.cast(
+        Proxy.newProxyInstance(
+            type.getClassLoader(),
+            new Class<?>[] {type},
+            (p, m, args) -> {
+              before.call(m.getName(), args);
+              try {
+                return after.wrap(m.getName(), args, m.invoke(target, args));
+              } catch (InvocationTargetException e) {
+                throw e.getCause();
+              }
+            }));
+  }
+
+  @Override
+  public PrintWriter getLogWriter() throws SQLException {
+    return delegate.getLogWriter();
+  }
+
+  @Override
+  public void setLogWriter(PrintWriter out) throws SQLException {
+    delegate.setLogWriter(out);
+  }
+
+  @Override
+  public void setLoginTimeout(int seconds) throws SQLException {
+    delegate.setLoginTimeout(seconds);
+  }
+
+  @Override
+  public int getLoginTimeout() throws SQLException {
+    return delegate.getLoginTimeout();
+  }
+
+  @Override
+  public Logger getParentLogger() throws SQLFeatureNotSupportedException {
+    return delegate.getParentLogger();
+  }
+
+  @Override
+  public <T> T unwrap(Class<T> iface) throws SQLException {
+    return delegate.unwrap(iface);
+  }
+
+  @Override
+  public boolean isWrapperFor(Class<?> iface) throws SQLException {
+    return delegate.isWrapperFor(iface);
+  }
+}
