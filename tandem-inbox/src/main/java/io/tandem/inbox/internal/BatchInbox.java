@@ -75,16 +75,16 @@ public final class BatchInbox {
       }
       return fresh;
     }
-    StringBuilder sql = new StringBuilder(postgres ? "INSERT INTO" : "INSERT IGNORE INTO");
-    sql.append(
-        " tandem_inbox (consumer, event_id, aggregate_type, aggregate_id, aggregate_version,"
-            + " event_type) VALUES ");
-    groups(sql, events.size(), "(?, ?, ?, ?, ?, ?)");
-    if (postgres) {
-      sql.append(" ON CONFLICT (consumer, event_id) DO NOTHING");
-    }
-    sql.append(" RETURNING event_id");
-    try (PreparedStatement ps = c.prepareStatement(sql.toString())) {
+    String sql =
+        PlaceholderRows.of(
+            (postgres ? "INSERT INTO" : "INSERT IGNORE INTO")
+                + " tandem_inbox (consumer, event_id, aggregate_type, aggregate_id,"
+                + " aggregate_version, event_type) VALUES ",
+            events.size(),
+            "(?, ?, ?, ?, ?, ?)",
+            (postgres ? " ON CONFLICT (consumer, event_id) DO NOTHING" : "")
+                + " RETURNING event_id");
+    try (PreparedStatement ps = c.prepareStatement(sql)) {
       int i = 1;
       for (Event e : events) {
         ps.setString(i++, consumer);
@@ -116,15 +116,6 @@ public final class BatchInbox {
         ps.addBatch();
       }
       ps.executeBatch();
-    }
-  }
-
-  private static void groups(StringBuilder sql, int count, String group) {
-    for (int i = 0; i < count; i++) {
-      if (i > 0) {
-        sql.append(", ");
-      }
-      sql.append(group);
     }
   }
 }

@@ -128,7 +128,8 @@ public final class BatchPositions {
     String sql =
         postgres
             ? PG_POSITION_LOCK
-            : rows(MARIADB_POSITION_LOCK, keys.size(), "(?, ?)", MARIADB_POSITION_LOCK_END);
+            : PlaceholderRows.of(
+                MARIADB_POSITION_LOCK, keys.size(), "(?, ?)", MARIADB_POSITION_LOCK_END);
     try (PreparedStatement ps = c.prepareStatement(sql)) {
       if (postgres) {
         ps.setArray(1, c.createArrayOf("text", types(keys)));
@@ -159,27 +160,13 @@ public final class BatchPositions {
     String sql =
         postgres
             ? PG_POSITION_CREATE
-            : rows(MARIADB_POSITION_CREATE, keys.size(), ROW, MARIADB_POSITION_CREATE_END);
+            : PlaceholderRows.of(
+                MARIADB_POSITION_CREATE, keys.size(), ROW, MARIADB_POSITION_CREATE_END);
     try (PreparedStatement ps = c.prepareStatement(sql)) {
       if (postgres) {
-        Long[] starts = new Long[keys.size()];
-        for (int i = 0; i < starts.length; i++) {
-          starts[i] = initial.get(keys.get(i));
-        }
         ps.setString(1, consumer);
-        ps.setArray(2, c.createArrayOf("text", types(keys)));
-        ps.setArray(3, c.createArrayOf("text", ids(keys)));
-        ps.setArray(4, c.createArrayOf("bigint", starts));
-      } else {
-        int i = 1;
-        for (AggregateKey k : keys) {
-          ps.setString(i++, consumer);
-          ps.setString(i++, k.type());
-          ps.setString(i++, k.id());
-          ps.setLong(i++, initial.get(k));
-          ps.setLong(i++, initial.get(k));
-        }
       }
+      bindKeys(c, ps, 2, consumer, keys, initial);
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
           created.add(new AggregateKey(rs.getString(1), rs.getString(2)));
@@ -203,26 +190,13 @@ public final class BatchPositions {
     String sql =
         postgres
             ? PG_POSITION_MOVE
-            : rows(MARIADB_POSITION_MOVE, keys.size(), ROW, MARIADB_POSITION_MOVE_END);
+            : PlaceholderRows.of(
+                MARIADB_POSITION_MOVE, keys.size(), ROW, MARIADB_POSITION_MOVE_END);
     try (PreparedStatement ps = c.prepareStatement(sql)) {
+      // MariaDB: start_version of a row never inserted (every position is locked, so it exists)
+      bindKeys(c, ps, 1, consumer, keys, versions);
       if (postgres) {
-        Long[] values = new Long[keys.size()];
-        for (int i = 0; i < values.length; i++) {
-          values[i] = versions.get(keys.get(i));
-        }
-        ps.setArray(1, c.createArrayOf("text", types(keys)));
-        ps.setArray(2, c.createArrayOf("text", ids(keys)));
-        ps.setArray(3, c.createArrayOf("bigint", values));
         ps.setString(4, consumer);
-      } else {
-        int i = 1;
-        for (AggregateKey k : keys) {
-          ps.setString(i++, consumer);
-          ps.setString(i++, k.type());
-          ps.setString(i++, k.id());
-          ps.setLong(i++, versions.get(k));
-          ps.setLong(i++, versions.get(k)); // start_version of a row never inserted: all locked
-        }
       }
       int rows = 0;
       try (ResultSet rs = ps.executeQuery()) {
@@ -240,6 +214,36 @@ public final class BatchPositions {
     return parked;
   }
 
+  /**
+   * Binds each key with its value: on PostgreSQL as three arrays (types, ids, values) from
+   * parameter {@code firstArray}, on MariaDB as one row (consumer, type, id, value, value) per key
+   * from the first parameter.
+   */
+  private void bindKeys(
+      Connection c,
+      PreparedStatement ps,
+      int firstArray,
+      String consumer,
+      List<AggregateKey> keys,
+      Map<AggregateKey, Long> values)
+      throws SQLException {
+    if (postgres) {
+      Long[] v = keys.stream().map(values::get).toArray(Long[]::new);
+      ps.setArray(firstArray, c.createArrayOf("text", types(keys)));
+      ps.setArray(firstArray + 1, c.createArrayOf("text", ids(keys)));
+      ps.setArray(firstArray + 2, c.createArrayOf("bigint", v));
+      return;
+    }
+    int i = 1;
+    for (AggregateKey k : keys) {
+      ps.setString(i++, consumer);
+      ps.setString(i++, k.type());
+      ps.setString(i++, k.id());
+      ps.setLong(i++, values.get(k));
+      ps.setLong(i++, values.get(k));
+    }
+  }
+
   private static String[] types(List<AggregateKey> keys) {
     return keys.stream().map(AggregateKey::type).toArray(String[]::new);
   }
@@ -249,16 +253,4 @@ public final class BatchPositions {
   }
 
   private static final String ROW = "(?, ?, ?, ?, ?)";
-
-  /** {@code count} copies of {@code group} (placeholders, never values) between the two texts. */
-  private static String rows(String head, int count, String group, String tail) {
-    StringBuilder sql = new StringBuilder(head);
-    for (int i = 0; i < count; i++) {
-      if (i > 0) {
-        sql.append(", ");
-      }
-      sql.append(group);
-    }
-    return sql.append(tail).toString();
-  }
 }
