@@ -1,17 +1,13 @@
 package io.tandem.inbox;
 
-import java.io.PrintWriter;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.sql.CallableStatement;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.SQLException;
-import java.sql.SQLFeatureNotSupportedException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.logging.Logger;
 import javax.sql.DataSource;
 
 /**
@@ -20,12 +16,11 @@ import javax.sql.DataSource;
  * call. What the driver does on its own (a pool's validation, {@code setAutoCommit}) is not
  * recorded. Thread-safe.
  */
-final class CountingDataSource implements DataSource {
-  private final DataSource delegate;
+final class CountingDataSource extends DelegatingDataSource {
   private final List<String> calls = new ArrayList<>();
 
   CountingDataSource(DataSource delegate) {
-    this.delegate = delegate;
+    super(delegate);
   }
 
   /** What was sent since the last {@link #reset()}, in order. */
@@ -42,16 +37,7 @@ final class CountingDataSource implements DataSource {
   }
 
   @Override
-  public Connection getConnection() throws SQLException {
-    return connection(delegate.getConnection());
-  }
-
-  @Override
-  public Connection getConnection(String user, String password) throws SQLException {
-    return connection(delegate.getConnection(user, password));
-  }
-
-  private Connection connection(Connection real) {
+  Connection wrap(Connection real) {
     return proxy(
         Connection.class,
         real,
@@ -109,40 +95,5 @@ final class CountingDataSource implements DataSource {
                 throw e.getCause();
               }
             }));
-  }
-
-  @Override
-  public PrintWriter getLogWriter() throws SQLException {
-    return delegate.getLogWriter();
-  }
-
-  @Override
-  public void setLogWriter(PrintWriter out) throws SQLException {
-    delegate.setLogWriter(out);
-  }
-
-  @Override
-  public void setLoginTimeout(int seconds) throws SQLException {
-    delegate.setLoginTimeout(seconds);
-  }
-
-  @Override
-  public int getLoginTimeout() throws SQLException {
-    return delegate.getLoginTimeout();
-  }
-
-  @Override
-  public Logger getParentLogger() throws SQLFeatureNotSupportedException {
-    return delegate.getParentLogger();
-  }
-
-  @Override
-  public <T> T unwrap(Class<T> iface) throws SQLException {
-    return delegate.unwrap(iface);
-  }
-
-  @Override
-  public boolean isWrapperFor(Class<?> iface) throws SQLException {
-    return delegate.isWrapperFor(iface);
   }
 }

@@ -1,13 +1,10 @@
 package io.tandem.inbox;
 
-import java.io.PrintWriter;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.SQLFeatureNotSupportedException;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.logging.Logger;
 import javax.sql.DataSource;
 
 /**
@@ -15,28 +12,18 @@ import javax.sql.DataSource;
  * #failStatements} preparations of a statement containing {@link #statementMarker}, with a
  * non-transient SQL error (SQLState XX000): a database failing outside the handlers.
  */
-final class FlakyDataSource implements DataSource {
-  private final DataSource delegate;
+final class FlakyDataSource extends DelegatingDataSource {
   final AtomicInteger failCommits = new AtomicInteger();
   final AtomicInteger failStatements = new AtomicInteger();
   final AtomicInteger commits = new AtomicInteger();
   volatile String statementMarker = "tandem_inbox_position";
 
   FlakyDataSource(DataSource delegate) {
-    this.delegate = delegate;
+    super(delegate);
   }
 
   @Override
-  public Connection getConnection() throws SQLException {
-    return wrap(delegate.getConnection());
-  }
-
-  @Override
-  public Connection getConnection(String user, String password) throws SQLException {
-    return wrap(delegate.getConnection(user, password));
-  }
-
-  private Connection wrap(Connection real) {
+  Connection wrap(Connection real) {
     return (Connection)
         Proxy.newProxyInstance(
             Connection.class.getClassLoader(),
@@ -63,40 +50,5 @@ final class FlakyDataSource implements DataSource {
                 throw e.getCause();
               }
             });
-  }
-
-  @Override
-  public PrintWriter getLogWriter() throws SQLException {
-    return delegate.getLogWriter();
-  }
-
-  @Override
-  public void setLogWriter(PrintWriter out) throws SQLException {
-    delegate.setLogWriter(out);
-  }
-
-  @Override
-  public void setLoginTimeout(int seconds) throws SQLException {
-    delegate.setLoginTimeout(seconds);
-  }
-
-  @Override
-  public int getLoginTimeout() throws SQLException {
-    return delegate.getLoginTimeout();
-  }
-
-  @Override
-  public Logger getParentLogger() throws SQLFeatureNotSupportedException {
-    return delegate.getParentLogger();
-  }
-
-  @Override
-  public <T> T unwrap(Class<T> iface) throws SQLException {
-    return delegate.unwrap(iface);
-  }
-
-  @Override
-  public boolean isWrapperFor(Class<?> iface) throws SQLException {
-    return delegate.isWrapperFor(iface);
   }
 }
