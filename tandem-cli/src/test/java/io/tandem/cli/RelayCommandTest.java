@@ -62,7 +62,10 @@ class RelayCommandTest {
     assertThatThrownBy(() -> parse("--lease", "5s").checkedSettings())
         .hasMessageStartingWith(
             "--lease (PT5S) must exceed --publish-timeout + --heartbeat (PT15S)");
+    assertThatThrownBy(() -> parse("--startup-timeout", "0s").checkedSettings())
+        .hasMessage("--startup-timeout must be positive, was PT0S");
     assertThat(parse("--linger-when-busy", "1s").checkedSettings()).isNotNull();
+    assertThat(parse().startupTimeout).isEqualTo(Duration.ofSeconds(30));
 
     // Nothing listens on port 1: the option's error comes first, not a connection failure.
     RelayCommand relay =
