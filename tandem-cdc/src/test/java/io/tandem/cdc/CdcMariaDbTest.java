@@ -83,6 +83,14 @@ class CdcMariaDbTest {
         KafkaTransport pollingTransport = CdcTestSupport.transport(pollingTopic)) {
       try (CdcRelay relay = relay(database.jdbcUrl(), slot, cdcTransport).build()) {
         relay.start();
+        // start() returns once the connector reads the binlog: a row committed now is streamed
+        assertThat(
+                count(
+                    database.dataSource(),
+                    "SELECT count(*) FROM information_schema.processlist"
+                        + " WHERE command LIKE 'Binlog Dump%'"))
+            .as("binlog readers when start() returned")
+            .isPositive();
         append(database.dataSource(), events);
         await()
             .atMost(Duration.ofSeconds(60))

@@ -80,10 +80,14 @@ public final class SlotMonitor {
     return last.get();
   }
 
-  /** Whether the slot exists and a client streams from it now (always true without slots). */
+  /**
+   * Whether a client streams now: on PostgreSQL from the slot, on MariaDB from the binlog (a Binlog
+   * Dump thread: without it, the relay's start returned before the connector had its position, and
+   * a row committed in that window waited for the stream's first batch — up to a heartbeat).
+   */
   public boolean slotActive() {
     if (!dialect.replicationSlots()) {
-      return true;
+      return binlogReaders() > 0;
     }
     try (Connection c = dataSource.getConnection();
         PreparedStatement ps = c.prepareStatement(PostgresReplicationSql.SLOT)) {
@@ -93,6 +97,17 @@ public final class SlotMonitor {
       }
     } catch (SQLException e) {
       throw new JdbcException("reading replication slot " + slot + " failed", e);
+    }
+  }
+
+  private long binlogReaders() {
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement ps = c.prepareStatement(MariaDbCdcDialect.BINLOG_READERS);
+        ResultSet rs = ps.executeQuery()) {
+      rs.next();
+      return rs.getLong("readers");
+    } catch (SQLException e) {
+      throw new JdbcException("reading the binlog's readers failed", e);
     }
   }
 

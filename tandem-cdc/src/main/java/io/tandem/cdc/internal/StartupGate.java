@@ -11,8 +11,8 @@ import java.util.Optional;
 
 /**
  * What a CDC relay's start waits for: the database's setup checked ({@link SetupCheck}, {@link
- * MariaDbSetupCheck}: the message says what to change), then the engine's task started and, on
- * PostgreSQL, a client streaming from the slot, within the start timeout.
+ * MariaDbSetupCheck}: the message says what to change), then the engine's task started and a client
+ * streaming (from the slot on PostgreSQL, from the binlog on MariaDB), within the start timeout.
  */
 public final class StartupGate {
   private StartupGate() {}
